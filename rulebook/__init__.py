@@ -1,0 +1,19 @@
+"""rulebook: gradient rule boosting with greedy, optimal and orthogonal rule learners.
+
+The most accurate model that fits in ten readable rules, for DataFrames, with
+named conditions such as ``Age <= 19 & Sex == male``.
+"""
+
+from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
+from .rules import Proposition, Query, Rule, RuleEnsemble
+
+__all__ = [
+    "Proposition",
+    "Query",
+    "Rule",
+    "RuleEnsemble",
+    "RuleBoostingClassifier",
+    "RuleBoostingRegressor",
+]
+
+__version__ = "0.1.0.dev0"

@@ -1,0 +1,47 @@
+"""Numba settings, declared once (see ``STYLE.md``, habit 5).
+
+Every kernel module builds its decorators from here so that flags such as
+``cache`` or ``fastmath`` are never hard-coded per function.
+
+Environment variables
+---------------------
+RULEBOOK_NUMBA_CACHE : "0" disables numba's on-disk cache (default on).
+RULEBOOK_PARALLEL_MIN_WORK : rows x features below which a node is scanned
+    serially; threads only pay off on large nodes (default 65536).
+"""
+
+import os
+
+import numba
+
+CACHE = os.environ.get("RULEBOOK_NUMBA_CACHE", "1") != "0"
+
+# fastmath stays off: it would let LLVM reorder the floating-point sums of
+# the histograms and prefix scans, and the serial and parallel kernels must
+# agree to the last bit.
+_FLAGS = dict(cache=CACHE, nogil=True, fastmath=False, error_model="numpy")
+
+PARALLEL_MIN_WORK = int(os.environ.get("RULEBOOK_PARALLEL_MIN_WORK", 2**16))
+
+# Types of the binned data and of the gradient statistics, as in
+# scikit-learn's ``common.pyx``.
+import numpy as np  # noqa: E402
+
+X_BINNED_DTYPE = np.uint16
+G_H_DTYPE = np.float64
+ROW_INDEX_DTYPE = np.intp
+
+
+def jit(func):
+    """Compile ``func`` lazily as a serial, cached, GIL-releasing kernel."""
+    return numba.njit(**_FLAGS)(func)
+
+
+def jit_parallel(func):
+    """Compile ``func`` lazily with ``parallel=True`` (``prange`` honoured).
+
+    The same Python function may also be passed to :func:`jit`; numba then
+    treats ``prange`` as ``range`` and the two variants give identical
+    results because each thread writes only its own output slot.
+    """
+    return numba.njit(parallel=True, **_FLAGS)(func)

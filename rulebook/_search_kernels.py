@@ -1,0 +1,135 @@
+"""Numba kernels of the rule search on binned data (BOOMER's idea).
+
+One pass over the rows of a search node builds, per feature, a histogram of
+``(G, H, C, N)`` per bin: sums of gradients, Hessians, sample weights and the
+row count. Prefix and suffix scans over each histogram then score every
+proposition of the feature at once:
+
+* numeric feature, threshold bin ``k``: ``x <= t[k]`` covers bins
+  ``0..k``, ``x > t[k]`` covers bins ``k+1..n_bins-1``;
+* nominal feature, category ``k``: ``x == c[k]`` covers bin ``k``,
+  ``x != c[k]`` every other non-missing bin (only offered with three or
+  more categories; with two it is the other category's ``==``).
+
+The missing bin (index ``n_bins[j]``) is never covered.
+
+Each function is compiled twice from the same Python source, serial and
+parallel (``prange`` over features); every thread writes only its own
+feature's slot and the best proposition is chosen by a serial merge, so both
+variants return identical results (STYLE.md, habit 5).
+
+Channels of the histogram array ``hist[j, bin, channel]``.
+"""
+
+import numpy as np
+from numba import prange
+
+from ._config import jit, jit_parallel
+from .objectives import _objective
+
+G, H, C, N = 0, 1, 2, 3
+N_CHANNELS = 4
+# Binned operators, as in ``binning``.
+LE, GT, EQ, NE = 0, 1, 2, 3
+
+
+def _build_histograms(X_binned, rows, g, h, c, hist):
+    # IN: X_binned (n, d) uint16 F-order; rows (m,) intp; g, h, c (n,) float64
+    # OUT: hist (d, n_bins_max + 1, 4) float64, overwritten
+    n_features = X_binned.shape[1]
+    for j in prange(n_features):
+        hist[j, :, :] = 0.0
+        column = X_binned[:, j]
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            b = column[r]
+            hist[j, b, G] += g[r]
+            hist[j, b, H] += h[r]
+            hist[j, b, C] += c[r]
+            hist[j, b, N] += 1.0
+
+
+def _scan_histograms(hist, n_bins, is_nominal, code, n_total, reg_lambda, max_count, out_value, out_op, out_bin):
+    # IN: hist (d, B, 4); n_bins (d,) int64; is_nominal (d,) bool; code int;
+    #     n_total, reg_lambda float; max_count float: a candidate must cover
+    #     fewer rows than this (a strict sub-extent) and at least one.
+    # OUT: out_value (d,) float64, out_op (d,) int64, out_bin (d,) int64:
+    #     best proposition per feature (op -1 if none).
+    n_features = hist.shape[0]
+    for j in prange(n_features):
+        best, best_op, best_bin = -np.inf, -1, -1
+        nb = n_bins[j]
+        if is_nominal[j]:
+            tg, th, tc, tn = 0.0, 0.0, 0.0, 0.0
+            for k in range(nb):
+                tg += hist[j, k, G]
+                th += hist[j, k, H]
+                tc += hist[j, k, C]
+                tn += hist[j, k, N]
+            for k in range(nb):
+                cg, ch, cc, cn = hist[j, k, G], hist[j, k, H], hist[j, k, C], hist[j, k, N]
+                if 0.0 < cn < max_count:
+                    v = _objective(code, cg, ch, cc, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, EQ, k
+                rn = tn - cn
+                # With two categories ``x != a`` is ``x == b``: keep the
+                # more readable equality only.
+                if nb > 2 and 0.0 < rn < max_count:
+                    v = _objective(code, tg - cg, th - ch, tc - cc, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, NE, k
+        else:
+            ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
+            for k in range(nb - 1):
+                ag += hist[j, k, G]
+                ah += hist[j, k, H]
+                ac += hist[j, k, C]
+                an += hist[j, k, N]
+                if 0.0 < an < max_count:
+                    v = _objective(code, ag, ah, ac, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, LE, k
+            ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
+            for k in range(nb - 1, 0, -1):
+                ag += hist[j, k, G]
+                ah += hist[j, k, H]
+                ac += hist[j, k, C]
+                an += hist[j, k, N]
+                if 0.0 < an < max_count:
+                    v = _objective(code, ag, ah, ac, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, GT, k - 1
+        out_value[j] = best
+        out_op[j] = best_op
+        out_bin[j] = best_bin
+
+
+def _filter_rows(X_binned, rows, feature, op, bin_index, missing_bin, out):
+    # IN: rows (m,) intp; feature, op, bin_index, missing_bin int
+    # OUT: out (m,) intp, its first `count` entries the rows satisfying
+    #      the condition (order kept). Returns count.
+    count = 0
+    column = X_binned[:, feature]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        b = column[r]
+        if op == LE:
+            keep = b <= bin_index
+        elif op == GT:
+            keep = bin_index < b < missing_bin
+        elif op == EQ:
+            keep = b == bin_index
+        else:
+            keep = b != bin_index and b != missing_bin
+        if keep:
+            out[count] = r
+            count += 1
+    return count
+
+
+build_histograms_serial = jit(_build_histograms)
+build_histograms_parallel = jit_parallel(_build_histograms)
+scan_histograms_serial = jit(_scan_histograms)
+scan_histograms_parallel = jit_parallel(_scan_histograms)
+filter_rows = jit(_filter_rows)

@@ -1,0 +1,148 @@
+"""Input checks shared by the estimators: one place that says what is valid.
+
+Every error names the column or parameter and what would be valid
+(developers' guide, rule 7). Nothing here modifies the caller's data.
+"""
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as ptypes
+from sklearn.utils import check_array
+
+NUMERIC, NOMINAL = "numeric", "nominal"
+
+# A nominal column in which every value is distinct is almost surely an
+# identifier (a name, a ticket number); its ``x == c`` propositions would each
+# cover one row. Below this many rows such a column may be legitimate.
+_ID_MIN_ROWS = 20
+MAX_CATEGORIES = 65535
+
+
+def as_frame(X):
+    """Return ``X`` as a DataFrame without copying the caller's data.
+
+    ndarrays (and anything ``check_array`` accepts) get columns ``x0``,
+    ``x1``, ...; object columns that hold only numbers become numeric.
+
+    Raises
+    ------
+    TypeError
+        For sparse input.
+    ValueError
+        For empty, 1-D or complex input.
+    """
+    if isinstance(X, pd.DataFrame):
+        if X.shape[1] == 0:
+            raise ValueError("X has no columns; at least one feature is required.")
+        if X.shape[0] == 0:
+            raise ValueError("X has 0 rows; at least one row is required.")
+        if not X.columns.is_unique:
+            dupes = sorted(map(str, X.columns[X.columns.duplicated()].unique()))
+            raise ValueError(f"X has duplicate column names {dupes}; column names must be unique.")
+        return X
+    array = check_array(
+        X, dtype=None, ensure_all_finite=False, accept_sparse=False, ensure_min_samples=1
+    )
+    frame = pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])], copy=False)
+    if array.dtype == object:
+        frame = frame.infer_objects()
+    return frame
+
+
+def column_kind(name, column):
+    """``"numeric"`` or ``"nominal"`` for one column, by its dtype.
+
+    Raises
+    ------
+    TypeError
+        For dtypes that are neither (datetimes, intervals, complex, ...).
+    """
+    dtype = column.dtype
+    if ptypes.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
+        return NOMINAL
+    if ptypes.is_string_dtype(dtype) or ptypes.is_object_dtype(dtype):
+        return NOMINAL
+    if ptypes.is_numeric_dtype(dtype) and not ptypes.is_complex_dtype(dtype):
+        return NUMERIC
+    raise TypeError(
+        f"column {name!r} has dtype {dtype}, which is neither numeric nor nominal; "
+        "convert it to numbers, strings or a pandas Categorical."
+    )
+
+
+def numeric_values(name, column):
+    """Column as float64 with missing values as NaN; rejects infinities.
+
+    Raises
+    ------
+    ValueError
+        If the column contains +inf or -inf.
+    """
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(values).any():
+        raise ValueError(
+            f"column {name!r} contains infinite values; replace them with NaN "
+            "(treated as missing) or with finite numbers."
+        )
+    return values
+
+
+def check_target(y, n_rows, *, numeric):
+    """Validate a target vector and return it as an ndarray.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, missing or infinite values, or (``numeric=True``)
+        values that are not numbers.
+    """
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ValueError(f"y must be one-dimensional; got a DataFrame with {y.shape[1]} columns.")
+        y = y.iloc[:, 0]
+    y_array = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    if y_array.ndim == 2 and y_array.shape[1] == 1:
+        y_array = y_array.ravel()
+    if y_array.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y_array.shape}.")
+    if y_array.shape[0] != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has {y_array.shape[0]}; they must match.")
+    if numeric:
+        try:
+            y_array = np.asarray(y_array, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "y must be numeric for regression; got values such as "
+                f"{y_array[:3].tolist()}. Use RuleBoostingClassifier for class labels."
+            ) from None
+        if not np.isfinite(y_array).all():
+            raise ValueError("y contains NaN or infinite values; drop or impute those rows.")
+    elif pd.isna(y_array).any():
+        raise ValueError("y contains missing values; drop or impute those rows.")
+    return y_array
+
+
+def check_sample_weight(sample_weight, n_rows):
+    """Non-negative finite weights of shape (n_rows,), float64; ones if None.
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, negative or non-finite weights, or all weights zero.
+    """
+    if sample_weight is None:
+        return np.ones(n_rows, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        return np.full(n_rows, float(sample_weight))
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n_rows,):
+        raise ValueError(
+            f"sample_weight must have shape ({n_rows},) like y; got {weights.shape}."
+        )
+    if not np.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if weights.sum() <= 0:
+        raise ValueError("sample_weight sums to zero; at least one row needs positive weight.")
+    return weights

@@ -1,0 +1,54 @@
+"""Benchmark datasets and synthetic problems of the rule-boosting papers.
+
+Every loader returns ``(X, y)``: a :class:`pandas.DataFrame` of features with
+their original column names (nominal columns stay strings, missing values
+stay NaN unless ``dropna=True``) and a :class:`pandas.Series` named as the
+target. Seven small datasets ship with the package; the others load from a
+directory of the published CSV files (``data_home``).
+
+Registry
+--------
+DATASETS         Facts about each dataset (:class:`DatasetInfo`).
+list_datasets    One-row-per-dataset summary table.
+load_dataset     Load any registered dataset by name.
+
+Shipped datasets
+----------------
+load_titanic, load_tic_tac_toe, load_breast_cancer, load_insurance,
+load_used_cars, load_diabetes, load_ships
+
+Synthetic problems
+------------------
+make_noisy_parity, make_friedman1, make_friedman2, make_friedman3
+"""
+
+from ._generators import make_friedman1, make_friedman2, make_friedman3, make_noisy_parity
+from ._loaders import load_dataset
+from ._registry import DATASETS, DatasetInfo, list_datasets
+from ._shipped import (
+    load_breast_cancer,
+    load_diabetes,
+    load_insurance,
+    load_ships,
+    load_tic_tac_toe,
+    load_titanic,
+    load_used_cars,
+)
+
+__all__ = [
+    "DATASETS",
+    "DatasetInfo",
+    "list_datasets",
+    "load_dataset",
+    "load_titanic",
+    "load_tic_tac_toe",
+    "load_breast_cancer",
+    "load_insurance",
+    "load_used_cars",
+    "load_diabetes",
+    "load_ships",
+    "make_noisy_parity",
+    "make_friedman1",
+    "make_friedman2",
+    "make_friedman3",
+]

@@ -1,0 +1,360 @@
+"""scikit-learn estimators: RuleBoostingRegressor and RuleBoostingClassifier.
+
+``fit`` validates and converts the input once, bins it, runs the boosting
+loop (:mod:`rulebook.boosting`) and stores a plain-value
+:class:`~rulebook.rules.RuleEnsemble`; prediction uses only that ensemble.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from tqdm.auto import tqdm
+
+from ._validation import (
+    NOMINAL,
+    NUMERIC,
+    as_frame,
+    check_sample_weight,
+    check_target,
+    column_kind,
+    numeric_values,
+)
+from .binning import Binner
+from .boosting import BoostingSetup, fit_boosting
+from .learners import get_learner
+from .losses import get_loss
+from .objectives import objective_code
+from .rules import RuleEnsemble
+
+_REFERENCES = """
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule boosting.
+       SIAM International Conference on Data Mining. Sections 2 and 3.
+    .. [2] Yang, F., et al. (2024). Orthogonal gradient boosting for simpler
+       additive rule ensembles. AISTATS.
+"""
+
+_PARAMETERS = """
+    n_rules : int >= 1, default=10
+        Number of boosting rounds, i.e. rules after the intercept. Boosting
+        stops earlier, with a warning, when no rule can reduce the loss.
+    learner : {"greedy"}, default="greedy"
+        How each rule's query is chosen. ``"greedy"`` adds the best
+        proposition one at a time while the objective improves.
+    objective : {"second_order", "gradient_boosting", "gradient_sum"}, default="second_order"
+        Objective the learner maximises (see :mod:`rulebook.objectives`).
+        With ``"second_order"`` the rule weight is the closed form
+        ``-G / (reg_lambda + H)`` (eq. 2.2 of [1]); otherwise a 1-D Newton
+        search minimises the regularised loss over the rule's extent.
+    reg_lambda : float >= 0, default=1.0
+        L2 regularisation of rule weights (``lambda`` in eq. 2.1-2.3 of [1]).
+        The squared loss is ``(y - f)^2`` as in [1], so the paper's values
+        carry over.
+    max_bins : int in [2, 65535] or None, default=255
+        Equal-frequency cut points per numeric column; ``None`` uses every
+        distinct value.
+    cut_points : dict of {str: sequence of float}, optional
+        Explicit cut points for some numeric columns.
+    max_rule_length : int >= 1 or None, default=None
+        Most conditions per rule; ``None`` for no limit.
+    verbose : int, default=0
+        ``> 0`` shows a progress bar over boosting rounds.
+"""
+
+_ATTRIBUTES = """
+    ensemble_ : RuleEnsemble
+        The fitted model: intercept and rules with real-valued conditions.
+    history_ : DataFrame
+        One row per boosting round (round 0 is the intercept): the rule,
+        its weight, objective value, training loss, coverage, length,
+        cumulative complexity, wall time in seconds and learner statistics.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
+"""
+
+
+class _RuleBoosting(BaseEstimator):
+    _loss_name = None
+
+    def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
+                 max_bins=255, cut_points=None, max_rule_length=None, verbose=0):
+        self.n_rules = n_rules
+        self.learner = learner
+        self.objective = objective
+        self.reg_lambda = reg_lambda
+        self.max_bins = max_bins
+        self.cut_points = cut_points
+        self.max_rule_length = max_rule_length
+        self.verbose = verbose
+
+    # -- fitting ------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit the rule ensemble.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Numeric columns and nominal ones (object, string, category,
+            bool); missing values allowed. Not modified.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative; a weight of 2 counts a row twice.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Invalid parameters, empty input, mismatched lengths, missing or
+            infinite targets, infinite feature values, identifier-like
+            nominal columns, duplicate column names, and the task-specific
+            target checks.
+        TypeError
+            Sparse input or columns of unsupported dtype.
+        """
+        self._check_params()
+        frame = as_frame(X)
+        validate_data(self, frame, skip_check_array=True, reset=True)
+        y_encoded = self._encode_target(y, len(frame))
+        weights = check_sample_weight(sample_weight, len(frame))
+        binner = Binner(self.max_bins, self.cut_points)
+        X_binned = binner.fit_transform(frame, weights)
+        progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose, leave=False)
+        with progress:
+            intercept, rules, history = fit_boosting(BoostingSetup(
+                X_binned=X_binned, binner=binner, y=y_encoded, sample_weight=weights,
+                loss=get_loss(self._loss_name_), search=get_learner(self.learner),
+                objective=self.objective, reg_lambda=float(self.reg_lambda),
+                n_rules=self.n_rules, max_rule_length=self.max_rule_length or 0,
+                progress=progress,
+            ))
+        self._feature_kinds = tuple(f.kind for f in binner.features_)
+        self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
+        by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
+        self.ensemble_ = RuleEnsemble(intercept, tuple(rules), self._loss_name_,
+                                      tuple(f.name for f in binner.features_), by_name)
+        self.history_ = history
+        return self
+
+    def _check_params(self):
+        _check_int("n_rules", self.n_rules, minimum=1)
+        if self.max_rule_length is not None:
+            _check_int("max_rule_length", self.max_rule_length, minimum=1)
+        if (isinstance(self.reg_lambda, bool) or not isinstance(self.reg_lambda, numbers.Real)
+                or not np.isfinite(self.reg_lambda) or self.reg_lambda < 0):
+            raise ValueError(f"reg_lambda must be a finite number >= 0; got {self.reg_lambda!r}.")
+        get_learner(self.learner)
+        objective_code(self.objective)
+
+    # -- prediction ---------------------------------------------------------
+    def decision_function(self, X):
+        """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+
+        Raises
+        ------
+        ValueError
+            Missing columns, a different number of columns than in ``fit``,
+            non-numeric values in a numeric column, infinite values.
+        """
+        check_is_fitted(self)
+        frame = self._prediction_frame(X)
+        return self.ensemble_.decision_function(frame)
+
+    def _prediction_frame(self, X):
+        frame = as_frame(X)
+        validate_data(self, frame, skip_check_array=True, reset=False)
+        names = self.ensemble_.feature_names
+        if self.ensemble_.by_name and not isinstance(X, pd.DataFrame):
+            # Positional input for a model fitted on named columns: sklearn
+            # has warned; evaluate by position under the training names.
+            frame = frame.set_axis(list(names), axis=1)
+        for j, (name, kind) in enumerate(zip(names, self._feature_kinds)):
+            column = frame[name] if self.ensemble_.by_name else frame.iloc[:, j]
+            self._check_column(name, kind, column)
+        return frame
+
+    def _check_column(self, name, kind, column):
+        if kind == NUMERIC:
+            if column_kind(name, column) != NUMERIC:
+                raise ValueError(
+                    f"column {name!r} was numeric in fit but has dtype {column.dtype} now; "
+                    "pass numbers (NaN for missing)."
+                )
+            numeric_values(name, column)
+            return
+        seen = self._categories[name]
+        present = pd.unique(column.dropna().to_numpy(dtype=object))
+        unseen = [v for v in present if v not in seen]
+        if unseen:
+            warnings.warn(
+                f"column {name!r} has categories not seen in fit, e.g. {unseen[:3]}; "
+                "they satisfy no '==' condition and every '!=' condition.",
+                UserWarning,
+                stacklevel=4,
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value}.")
+
+
+class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
+    __doc__ = f"""Gradient rule boosting for regression and counts.
+
+    Fits ``f(x) = intercept + sum_i w_i q_i(x)`` with ``n_rules`` rules,
+    each ``q_i`` a conjunction of conditions on named columns.
+
+    Parameters
+    ----------
+    loss : {{"squared", "poisson"}}, default="squared"
+        ``"poisson"`` (log link) for non-negative counts; predictions are
+        then ``exp(f(x))``.
+{_PARAMETERS}
+    Attributes
+    ----------
+{_ATTRIBUTES}
+    Raises
+    ------
+    ValueError
+        At fit: a non-numeric target, negative targets or an all-zero
+        target with ``loss="poisson"``, and the input errors listed there.
+{_REFERENCES}
+    Examples
+    --------
+    >>> from rulebook import RuleBoostingRegressor
+    >>> from rulebook.datasets import load_used_cars
+    >>> X, y = load_used_cars()
+    >>> model = RuleBoostingRegressor(n_rules=3).fit(X, y)
+    >>> len(model.ensemble_)
+    3
+    """
+
+    def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
+                 reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=0):
+        super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
+                         max_bins=max_bins, cut_points=cut_points,
+                         max_rule_length=max_rule_length, verbose=verbose)
+        self.loss = loss
+
+    @property
+    def _loss_name_(self):
+        return self.loss
+
+    def _check_params(self):
+        if self.loss not in ("squared", "poisson"):
+            raise ValueError(f"loss must be 'squared' or 'poisson'; got {self.loss!r}.")
+        super()._check_params()
+
+    def _encode_target(self, y, n_rows):
+        y = check_target(y, n_rows, numeric=True)
+        if self.loss == "poisson":
+            if (y < 0).any():
+                raise ValueError("loss='poisson' needs non-negative targets (counts or rates); y has negative values.")
+            if not (y > 0).any():
+                raise ValueError("loss='poisson' needs at least one positive target; y is all zero.")
+        return y
+
+    def predict(self, X):
+        """Predicted mean: ``f(x)`` (squared loss) or ``exp(f(x))`` (Poisson).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+        """
+        return get_loss(self.loss).inverse_link(self.decision_function(X))
+
+
+class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
+    __doc__ = f"""Gradient rule boosting for binary classification (logistic loss).
+
+    The raw score ``f(x)`` is the log odds of ``classes_[1]``; any two class
+    labels are accepted. More than two classes raise ``ValueError``.
+
+    Parameters
+    ----------
+{_PARAMETERS}
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the positive class.
+{_ATTRIBUTES}
+    Raises
+    ------
+    ValueError
+        At fit: a target with one class or more than two, or missing labels,
+        and the input errors listed there.
+{_REFERENCES}
+    Examples
+    --------
+    >>> from rulebook import RuleBoostingClassifier
+    >>> from rulebook.datasets import load_titanic
+    >>> X, y = load_titanic()
+    >>> model = RuleBoostingClassifier(n_rules=3).fit(X, y)
+    >>> model.predict_proba(X.head(2)).shape
+    (2, 2)
+    """
+
+    _loss_name_ = "logistic"
+
+    def _encode_target(self, y, n_rows):
+        y = check_target(y, n_rows, numeric=False)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if len(classes) != 2:
+            raise ValueError(
+                f"RuleBoostingClassifier needs exactly two classes in y; got {len(classes)} "
+                f"class(es) {classes[:5].tolist()}. Multi-class targets are not supported yet."
+            )
+        self.classes_ = classes
+        return np.where(y == classes[1], 1.0, -1.0)
+
+    def predict_proba(self, X):
+        """Class probabilities, columns ordered as ``classes_``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2), float64
+        """
+        p = get_loss("logistic").inverse_link(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """Most probable class label, shape (n_samples,)."""
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

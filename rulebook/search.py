@@ -1,0 +1,123 @@
+"""What a base learner is given and what it returns.
+
+A base learner (``greedy`` now; ``optimal`` and ``orthogonal`` plug in the
+same way) is a function ``search(problem) -> SearchResult`` registered in
+:data:`LEARNERS`. It sees only binned data and gradient statistics, never
+pandas objects; the boosting loop turns its binned conditions into
+real-valued propositions.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _search_kernels as kernels
+from ._config import PARALLEL_MIN_WORK
+
+
+@dataclass
+class SearchProblem:
+    """One boosting round's rule-search problem.
+
+    Attributes
+    ----------
+    X_binned : ndarray of shape (n_samples, n_features), uint16, F-order
+    n_bins : ndarray of shape (n_features,), int64
+        Non-missing bins per feature; the missing bin has this index.
+    is_nominal : ndarray of shape (n_features,), bool
+    g, h : ndarray of shape (n_samples,), float64
+        Gradients and Hessians, already multiplied by the sample weights.
+    c : ndarray of shape (n_samples,), float64
+        Sample weights (so ``C = sum c`` is the weighted count).
+    rows : ndarray of shape (n_active,), intp
+        Rows of positive weight, ascending: the root extent.
+    reg_lambda : float
+    objective : int
+        Objective code, see :mod:`rulebook.objectives`.
+    max_rule_length : int
+        Largest number of conditions; 0 means unlimited.
+    """
+
+    X_binned: np.ndarray
+    n_bins: np.ndarray
+    is_nominal: np.ndarray
+    g: np.ndarray
+    h: np.ndarray
+    c: np.ndarray
+    rows: np.ndarray
+    reg_lambda: float
+    objective: int
+    max_rule_length: int = 0
+
+    @property
+    def n_total(self):
+        """Total sample weight (``n`` in Boley et al. 2021, eq. 2.3)."""
+        return float(self.c[self.rows].sum())
+
+    @property
+    def n_features(self):
+        return self.X_binned.shape[1]
+
+    def histograms(self, rows):
+        """Per-feature ``(G, H, C, N)`` histograms of the extent ``rows``.
+
+        Returns
+        -------
+        ndarray of shape (n_features, max(n_bins) + 1, 4), float64
+        """
+        hist = np.empty((self.n_features, int(self.n_bins.max()) + 1, kernels.N_CHANNELS))
+        build = kernels.build_histograms_parallel if self._parallel(rows) else kernels.build_histograms_serial
+        build(self.X_binned, rows, self.g, self.h, self.c, hist)
+        return hist
+
+    def best_refinements(self, hist, n_rows):
+        """Best proposition of every feature for an extent of ``n_rows`` rows.
+
+        Returns
+        -------
+        value : ndarray of shape (n_features,), float64 (-inf: none)
+        op, bin : ndarray of shape (n_features,), int64
+        """
+        d = self.n_features
+        value, op, bin_ = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+        scan = kernels.scan_histograms_parallel if d * hist.shape[1] >= PARALLEL_MIN_WORK else kernels.scan_histograms_serial
+        scan(hist, self.n_bins, self.is_nominal, self.objective, self.n_total,
+             float(self.reg_lambda), float(n_rows), value, op, bin_)
+        return value, op, bin_
+
+    def refine(self, rows, condition):
+        """Rows of ``rows`` satisfying the binned ``(feature, op, bin)``."""
+        feature, op, bin_index = condition
+        out = np.empty_like(rows)
+        count = kernels.filter_rows(self.X_binned, rows, feature, op, bin_index,
+                                    int(self.n_bins[feature]), out)
+        return out[:count]
+
+    def sums(self, rows):
+        """``(G, H, C)`` over the extent ``rows``."""
+        return float(self.g[rows].sum()), float(self.h[rows].sum()), float(self.c[rows].sum())
+
+    def _parallel(self, rows):
+        return len(rows) * self.n_features >= PARALLEL_MIN_WORK
+
+
+@dataclass
+class SearchResult:
+    """A learner's chosen query, in binned terms.
+
+    Attributes
+    ----------
+    conditions : tuple of (int, int, int)
+        ``(feature, op, bin)`` triples; empty means the query ``True``.
+    value : float
+        Objective value of the query.
+    rows : ndarray of int
+        The query's extent (training rows of positive weight it covers).
+    stats : dict
+        Learner-specific search statistics, recorded in ``history_``.
+    """
+
+    conditions: tuple
+    value: float
+    rows: np.ndarray
+    stats: dict = field(default_factory=dict)
