@@ -124,7 +124,11 @@ class _RuleBoosting(BaseEstimator):
         """
         self._check_params()
         frame = as_frame(X)
-        validate_data(self, frame, skip_check_array=True, reset=True)
+        # On the caller's X, not on ``frame``: the names x0, x1, ... that
+        # as_frame gives an ndarray are not feature names.
+        validate_data(self, X, skip_check_array=True, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y_encoded = self._encode_target(y, len(frame))
         weights = check_sample_weight(sample_weight, len(frame))
         binner = Binner(self.max_bins, self.cut_points)
@@ -157,22 +161,11 @@ class _RuleBoosting(BaseEstimator):
         objective_code(self.objective)
 
     # -- prediction ---------------------------------------------------------
-    def decision_function(self, X):
-        """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``.
+    def _raw_predict(self, X):
+        """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``, shape (n_samples,).
 
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), float64
-
-        Raises
-        ------
-        ValueError
-            Missing columns, a different number of columns than in ``fit``,
-            non-numeric values in a numeric column, infinite values.
+        Raises ValueError for missing columns, a different number of columns
+        than in ``fit``, non-numeric values in a numeric column, infinities.
         """
         check_is_fitted(self)
         frame = self._prediction_frame(X)
@@ -180,7 +173,7 @@ class _RuleBoosting(BaseEstimator):
 
     def _prediction_frame(self, X):
         frame = as_frame(X)
-        validate_data(self, frame, skip_check_array=True, reset=False)
+        validate_data(self, X, skip_check_array=True, reset=False)
         names = self.ensemble_.feature_names
         if self.ensemble_.by_name and not isinstance(X, pd.DataFrame):
             # Positional input for a model fitted on named columns: sklearn
@@ -293,7 +286,7 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
         -------
         ndarray of shape (n_samples,), float64
         """
-        return get_loss(self.loss).inverse_link(self.decision_function(X))
+        return get_loss(self.loss).inverse_link(self._raw_predict(X))
 
 
 class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
@@ -334,8 +327,9 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         classes = np.unique(y)
         if len(classes) != 2:
             raise ValueError(
-                f"RuleBoostingClassifier needs exactly two classes in y; got {len(classes)} "
-                f"class(es) {classes[:5].tolist()}. Multi-class targets are not supported yet."
+                "Only binary classification is supported. RuleBoostingClassifier needs "
+                f"exactly two classes in y; got {len(classes)} class(es) "
+                f"{classes[:5].tolist()}. Multi-class targets are not supported yet."
             )
         self.classes_ = classes
         return np.where(y == classes[1], 1.0, -1.0)
@@ -347,12 +341,32 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         -------
         ndarray of shape (n_samples, 2), float64
         """
-        p = get_loss("logistic").inverse_link(self.decision_function(X))
+        p = get_loss("logistic").inverse_link(self._raw_predict(X))
         return np.column_stack([1.0 - p, p])
+
+    def decision_function(self, X):
+        """Raw scores: log odds of ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+
+        Raises
+        ------
+        ValueError
+            Missing columns, a different number of columns than in ``fit``,
+            non-numeric values in a numeric column, infinite values.
+        """
+        return self._raw_predict(X)
 
     def predict(self, X):
         """Most probable class label, shape (n_samples,)."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self._raw_predict(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -78,7 +78,9 @@ class LogisticLoss:
         return g, h
 
     def baseline(self, y, sample_weight):
-        p = _weighted_mean(y > 0, sample_weight)
+        # Clipped so that a class with no weight gives a large finite log
+        # odds (about +-27.6) instead of an infinite intercept.
+        p = np.clip(_weighted_mean(y > 0, sample_weight), 1e-12, 1 - 1e-12)
         return float(np.log(p) - np.log1p(-p))
 
     def inverse_link(self, raw):
@@ -105,7 +107,8 @@ class PoissonLoss:
         return (mu - y) * sample_weight, mu * sample_weight
 
     def baseline(self, y, sample_weight):
-        return float(np.log(_weighted_mean(y, sample_weight)))
+        # Clipped for the same reason when only zero-weight rows are positive.
+        return float(np.log(max(_weighted_mean(y, sample_weight), 1e-12)))
 
     def inverse_link(self, raw):
         return np.exp(np.minimum(raw, _MAX_LOG))

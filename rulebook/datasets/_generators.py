@@ -59,7 +59,7 @@ def make_noisy_parity(n_samples=1000, n_features=2, *, noise=0.5, random_state=N
     Examples
     --------
     >>> X, y = make_noisy_parity(500, 3, random_state=0)
-    >>> X.shape, sorted(y.unique())
+    >>> X.shape, sorted(y.unique().tolist())
     ((500, 3), [-1, 1])
     """
     if n_samples < 1 or n_features < 1:
