@@ -12,7 +12,7 @@ from ``shared/datasets/README.md`` and the two rule-boosting papers:
   ensembles" (paper 2, which adds the Poisson datasets).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -68,7 +68,8 @@ class DatasetInfo:
     source: str
     licence: str
     paper_reg_lambda: float | None
-    paper_propositions: int | dict[str, int] | None
+    # A dict cannot be hashed; leaving it out keeps DatasetInfo hashable.
+    paper_propositions: int | dict[str, int] | None = field(hash=False)
     description: str
     shape: tuple[int, int] | None = None
 
@@ -205,7 +206,10 @@ _INFOS = (
         licence="Kaggle page lists CC BY-NC-SA 4.0 (not re-verified here)",
         paper_reg_lambda=2.0,
         paper_propositions=6,
-        description="Acoustic features of voice recordings; y = label, 'male' or 'female' (balanced)",
+        description=(
+            "Acoustic features of voice recordings; y = label, 'male' or "
+            "'female' (1584 each)"
+        ),
         shape=(3168, 20),
     ),
     DatasetInfo(

@@ -1,0 +1,96 @@
+"""Slow, obviously-correct NumPy twins of rulebook's kernels (stumpy-style).
+
+Each reference evaluates propositions as explicit boolean masks over rows
+and sums with NumPy; the kernels use histograms and prefix scans. The
+candidate enumeration order mirrors the kernels' (features ascending; per
+numeric feature ``<=`` by ascending bin then ``>`` by descending bin; per
+nominal feature ``==`` then ``!=`` by ascending category), so with exact
+(integer-valued) statistics the two agree on ties too.
+"""
+
+import numpy as np
+
+from rulebook.objectives import objective_value, OBJECTIVES
+
+LE, GT, EQ, NE = 0, 1, 2, 3
+NAMES = {v: k for k, v in OBJECTIVES.items()}
+
+
+def condition_mask(X_binned, feature, op, bin_index, n_bins):
+    """Rows satisfying the binned condition, by its definition."""
+    column = X_binned[:, feature].astype(np.int64)
+    missing = column == n_bins[feature]
+    if op == LE:
+        return (column <= bin_index) & ~missing
+    if op == GT:
+        return (column > bin_index) & ~missing
+    if op == EQ:
+        return (column == bin_index) & ~missing
+    return (column != bin_index) & ~missing
+
+
+def histograms(X_binned, rows, g, h, c, n_bins):
+    """(G, H, C, N) per feature and bin with np.add.at."""
+    d = X_binned.shape[1]
+    hist = np.zeros((d, int(n_bins.max()) + 1, 4))
+    for j in range(d):
+        b = X_binned[rows, j].astype(np.int64)
+        for k, values in enumerate((g[rows], h[rows], c[rows], np.ones(len(rows)))):
+            np.add.at(hist[j, :, k], b, values)
+    return hist
+
+
+def candidates(n_bins, is_nominal):
+    """All binned conditions, in the kernels' enumeration order."""
+    out = []
+    for j, nb in enumerate(n_bins):
+        if is_nominal[j]:
+            for k in range(nb):
+                out.append((j, EQ, k))
+                if nb > 2:
+                    out.append((j, NE, k))
+        else:
+            out += [(j, LE, k) for k in range(nb - 1)]
+            out += [(j, GT, k) for k in range(nb - 2, -1, -1)]
+    return out
+
+
+def score(X_binned, rows, condition, g, h, c, n_bins, objective, n_total, reg_lambda):
+    """Objective value and row count of ``rows`` refined by ``condition``."""
+    mask = condition_mask(X_binned, *condition, n_bins)[rows]
+    sub = rows[mask]
+    value = objective_value(NAMES[objective], g[sub].sum(), h[sub].sum(), c[sub].sum(),
+                            n_total, reg_lambda)
+    return float(value), len(sub), sub
+
+
+def best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective, n_total, reg_lambda):
+    """Per feature: best (value, op, bin) over strict, non-empty sub-extents."""
+    d = X_binned.shape[1]
+    best = [(-np.inf, -1, -1)] * d
+    for condition in candidates(n_bins, is_nominal):
+        value, count, _ = score(X_binned, rows, condition, g, h, c, n_bins, objective,
+                                n_total, reg_lambda)
+        j = condition[0]
+        if 0 < count < len(rows) and value > best[j][0]:
+            best[j] = (value, condition[1], condition[2])
+    return best
+
+
+def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, max_len=0):
+    """Greedy refinement from the query True, by explicit masks."""
+    n_total = c[rows].sum()
+    value = float(objective_value(NAMES[objective], g[rows].sum(), h[rows].sum(),
+                                  c[rows].sum(), n_total, reg_lambda))
+    conditions = []
+    while (not max_len or len(conditions) < max_len) and len(rows) > 1:
+        best = best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective,
+                                n_total, reg_lambda)
+        j = int(np.argmax([b[0] for b in best]))
+        if not best[j][0] > value:
+            break
+        condition = (j, best[j][1], best[j][2])
+        conditions.append(condition)
+        rows = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
+        value = best[j][0]
+    return tuple(conditions), value, rows

@@ -1,0 +1,47 @@
+"""The greedy learner against naive greedy refinement by explicit masks."""
+
+import numpy as np
+from hypothesis import given, settings
+
+from rulebook.greedy import greedy_search
+
+import naive
+from conftest import binned_problems
+
+
+def _naive(problem):
+    return naive.greedy(problem.X_binned, problem.rows, problem.g, problem.h, problem.c,
+                        problem.n_bins, problem.is_nominal, problem.objective,
+                        problem.reg_lambda, problem.max_rule_length)
+
+
+@settings(max_examples=300, deadline=None)
+@given(binned_problems(integer_stats=True))
+def test_greedy_equals_naive_with_exact_sums(problem):
+    result = greedy_search(problem)
+    conditions, value, rows = _naive(problem)
+    assert result.conditions == conditions
+    assert result.value == value
+    np.testing.assert_array_equal(result.rows, rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems())
+def test_greedy_result_is_consistent(problem):
+    """Real statistics: the reported extent and value are those of the query,
+    the value never decreases along the path, and the length limit holds."""
+    result = greedy_search(problem)
+    mask = np.ones(len(problem.g), bool)
+    for condition in result.conditions:
+        mask &= naive.condition_mask(problem.X_binned, *condition, problem.n_bins)
+    np.testing.assert_array_equal(result.rows, problem.rows[mask[problem.rows]])
+    value = naive.objective_value(naive.NAMES[problem.objective], problem.g[result.rows].sum(),
+                                  problem.h[result.rows].sum(), problem.c[result.rows].sum(),
+                                  problem.n_total, problem.reg_lambda)
+    np.testing.assert_allclose(result.value, value, rtol=1e-9, atol=1e-12)
+    root = naive.objective_value(naive.NAMES[problem.objective], problem.g[problem.rows].sum(),
+                                 problem.h[problem.rows].sum(), problem.c[problem.rows].sum(),
+                                 problem.n_total, problem.reg_lambda)
+    assert result.value >= root - 1e-12
+    if problem.max_rule_length:
+        assert len(result.conditions) <= problem.max_rule_length
