@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
-from sklearn.utils import check_array
+from sklearn.utils import check_array, column_or_1d
 
 NUMERIC, NOMINAL = "numeric", "nominal"
 
@@ -104,7 +104,7 @@ def check_target(y, n_rows, *, numeric):
         y = y.iloc[:, 0]
     y_array = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
     if y_array.ndim == 2 and y_array.shape[1] == 1:
-        y_array = y_array.ravel()
+        y_array = column_or_1d(y_array, warn=True)  # DataConversionWarning, as sklearn does
     if y_array.ndim != 1:
         raise ValueError(f"y must be one-dimensional; got shape {y_array.shape}.")
     if y_array.shape[0] != n_rows:

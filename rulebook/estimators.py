@@ -261,6 +261,11 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     def _loss_name_(self):
         return self.loss
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.positive_only = self.loss == "poisson"
+        return tags
+
     def _check_params(self):
         if self.loss not in ("squared", "poisson"):
             raise ValueError(f"loss must be 'squared' or 'poisson'; got {self.loss!r}.")
