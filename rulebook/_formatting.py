@@ -1,6 +1,9 @@
 """Number formatting for printed rules: short, but never misleading."""
 
 import math
+import numbers
+
+import numpy as np
 
 
 def format_number(value, digits=5):
@@ -12,7 +15,7 @@ def format_number(value, digits=5):
     >>> format_number(7.25), format_number(125000.0), format_number(0.038075906)
     ('7.25', '125000', '0.038076')
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         return str(value)
     value = float(value)
     if value == 0 or not math.isfinite(value):

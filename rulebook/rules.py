@@ -237,8 +237,8 @@ class RuleEnsemble:
     >>> model.predict(pd.DataFrame({"Age": [10, 30, None]}))
     array([3.5, 1. , 1. ])
     >>> print(model)
-       +1  (intercept)
-     +2.5  if Age <= 19
+        +1  (intercept)
+      +2.5  if Age <= 19
     """
 
     intercept: float
