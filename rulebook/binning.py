@@ -247,11 +247,8 @@ def _categories(name, column, active):
             "its rules would each cover one row. Drop the column, or convert it to "
             "numbers if it is a measurement."
         )
-    lookup = {value: code for code, value in enumerate(categories)}
-    missing_code = len(categories)
-    codes = np.fromiter(
-        (missing_code if miss else lookup.get(v, missing_code) for v, miss in zip(values, missing)),
-        dtype=np.int64,
-        count=len(values),
-    )
+    # Codes by pandas (vectorised); -1 marks missing values and categories
+    # seen only in zero-weight rows, both of which go to the missing bin.
+    codes = pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
+    codes[(codes < 0) | missing] = len(categories)
     return categories, codes
