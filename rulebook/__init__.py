@@ -5,9 +5,11 @@ named conditions such as ``Age <= 19 & Sex == male``.
 """
 
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
+from .greedy import GreedyLearner
 from .rules import Proposition, Query, Rule, RuleEnsemble
 
 __all__ = [
+    "GreedyLearner",
     "Proposition",
     "Query",
     "Rule",

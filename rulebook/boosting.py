@@ -28,7 +28,7 @@ _STOP_TOLERANCE = 1e-12
 class BoostingSetup:
     """Everything fixed for one fit.
 
-    ``search`` is the base learner (:data:`rulebook.learners.LEARNERS`);
+    ``learner`` is the base learner (:mod:`rulebook.learners`);
     ``binner`` maps its binned conditions to propositions.
     """
 
@@ -37,7 +37,7 @@ class BoostingSetup:
     y: np.ndarray
     sample_weight: np.ndarray
     loss: object
-    search: object
+    learner: object
     objective: str
     reg_lambda: float
     n_rules: int
@@ -66,7 +66,7 @@ def fit_boosting(setup):
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
-        result = setup.search(_problem(setup, g, h, rows))
+        result = setup.learner.search(_problem(setup, g, h, rows))
         G = float(g[result.rows].sum())
         if abs(G) <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0:
             warnings.warn(

@@ -45,9 +45,10 @@ _PARAMETERS = """
     n_rules : int >= 1, default=10
         Number of boosting rounds, i.e. rules after the intercept. Boosting
         stops earlier, with a warning, when no rule can reduce the loss.
-    learner : {"greedy"}, default="greedy"
+    learner : {"greedy"} or learner object, default="greedy"
         How each rule's query is chosen. ``"greedy"`` adds the best
-        proposition one at a time while the objective improves.
+        proposition one at a time while the objective improves. A learner
+        object (e.g. ``GreedyLearner()``) carries learner-specific options.
     objective : {"second_order", "gradient_boosting", "gradient_sum"}, default="second_order"
         Objective the learner maximises (see :mod:`rulebook.objectives`).
         With ``"second_order"`` the rule weight is the closed form
@@ -137,7 +138,7 @@ class _RuleBoosting(BaseEstimator):
         with progress:
             intercept, rules, history = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner, y=y_encoded, sample_weight=weights,
-                loss=get_loss(self._loss_name_), search=get_learner(self.learner),
+                loss=get_loss(self._loss_name_), learner=get_learner(self.learner),
                 objective=self.objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self.max_rule_length or 0,
                 progress=progress,

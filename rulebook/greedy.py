@@ -14,10 +14,27 @@ References
    Sections 1 and 4.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .objectives import _objective
 from .search import SearchResult
+
+
+@dataclass(frozen=True)
+class GreedyLearner:
+    """Greedy refinement base learner (``learner="greedy"``).
+
+    It has no options yet; the class exists so that every learner is
+    configured the same way (an instance passed as ``learner=``).
+    """
+
+    name = "greedy"
+
+    def search(self, problem):
+        """Find a query by greedy refinement; see :func:`greedy_search`."""
+        return greedy_search(problem)
 
 
 def greedy_search(problem):

@@ -11,7 +11,7 @@ from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulebook import RuleBoostingClassifier, RuleBoostingRegressor, RuleEnsemble
+from rulebook import GreedyLearner, RuleBoostingClassifier, RuleBoostingRegressor, RuleEnsemble
 from rulebook.datasets import load_ships, load_titanic, load_used_cars
 
 ESTIMATORS = [
@@ -20,6 +20,7 @@ ESTIMATORS = [
     RuleBoostingRegressor(n_rules=4, objective="gradient_boosting", max_bins=16),
     RuleBoostingClassifier(n_rules=5),
     RuleBoostingClassifier(n_rules=3, objective="gradient_sum", max_rule_length=2),
+    RuleBoostingClassifier(n_rules=3, learner=GreedyLearner()),
 ]
 
 
