@@ -89,7 +89,10 @@ def encode(ensemble, X):
 def _encode_column(column, numeric, categories):
     missing = pd.isna(column).to_numpy()
     if numeric:
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        # copy=True: under pandas copy-on-write to_numpy may return a
+        # read-only view of the caller's data, which we must not write to.
+        values = pd.to_numeric(column, errors="coerce").to_numpy(
+            dtype=np.float64, na_value=np.nan, copy=True)
     else:
         lookup = {c: float(k) for k, c in enumerate(categories)}
         values = np.fromiter(

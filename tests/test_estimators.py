@@ -215,3 +215,18 @@ def test_missing_values_satisfy_no_condition_of_the_fitted_rules():
         nan_row[column] = None if X[column].dtype == object else np.nan
     assert model.ensemble_.query_matrix(nan_row).sum() == sum(
         len(r) == 0 for r in model.ensemble_)
+
+
+def test_large_predictions_on_read_only_data(monkeypatch):
+    """Regression: the numba path wrote into a read-only view of the input."""
+    import rulebook._predict as predict
+
+    X, y = _numeric_problem(n=400)
+    model = RuleBoostingRegressor(n_rules=5).fit(X, y)
+    array = X.to_numpy().copy()
+    array.setflags(write=False)
+    frozen = pd.DataFrame(array, columns=X.columns, copy=False)
+    monkeypatch.setattr(predict, "PREDICT_MIN_WORK", 0)
+    fast = model.predict(frozen)
+    monkeypatch.setattr(predict, "PREDICT_MIN_WORK", 10**12)
+    np.testing.assert_array_equal(fast, model.predict(frozen))
