@@ -6,10 +6,12 @@ named conditions such as ``Age <= 19 & Sex == male``.
 
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
+from .optimal import OptimalLearner
 from .rules import Proposition, Query, Rule, RuleEnsemble
 
 __all__ = [
     "GreedyLearner",
+    "OptimalLearner",
     "Proposition",
     "Query",
     "Rule",

@@ -105,6 +105,16 @@ def _scan_histograms(hist, n_bins, is_nominal, code, n_total, reg_lambda, max_co
         out_bin[j] = best_bin
 
 
+def _satisfies(b, op, bin_index, missing_bin):
+    if op == LE:
+        return b <= bin_index
+    if op == GT:
+        return bin_index < b < missing_bin
+    if op == EQ:
+        return b == bin_index
+    return b != bin_index and b != missing_bin
+
+
 def _filter_rows(X_binned, rows, feature, op, bin_index, missing_bin, out):
     # IN: rows (m,) intp; feature, op, bin_index, missing_bin int
     # OUT: out (m,) intp, its first `count` entries the rows satisfying
@@ -113,23 +123,34 @@ def _filter_rows(X_binned, rows, feature, op, bin_index, missing_bin, out):
     column = X_binned[:, feature]
     for i in range(rows.shape[0]):
         r = rows[i]
-        b = column[r]
-        if op == LE:
-            keep = b <= bin_index
-        elif op == GT:
-            keep = bin_index < b < missing_bin
-        elif op == EQ:
-            keep = b == bin_index
-        else:
-            keep = b != bin_index and b != missing_bin
-        if keep:
+        if _satisfies(column[r], op, bin_index, missing_bin):
             out[count] = r
             count += 1
     return count
+
+
+def _split_rows(X_binned, rows, feature, op, bin_index, missing_bin, kept, removed):
+    # IN: as _filter_rows
+    # OUT: kept, removed (m,) intp: rows satisfying / not satisfying the
+    #      condition, order kept, in their first n_kept / m - n_kept entries.
+    #      Returns n_kept.
+    n_kept, n_removed = 0, 0
+    column = X_binned[:, feature]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if _satisfies(column[r], op, bin_index, missing_bin):
+            kept[n_kept] = r
+            n_kept += 1
+        else:
+            removed[n_removed] = r
+            n_removed += 1
+    return n_kept
 
 
 build_histograms_serial = jit(_build_histograms)
 build_histograms_parallel = jit_parallel(_build_histograms)
 scan_histograms_serial = jit(_scan_histograms)
 scan_histograms_parallel = jit_parallel(_scan_histograms)
+_satisfies = jit(_satisfies)
 filter_rows = jit(_filter_rows)
+split_rows = jit(_split_rows)

@@ -194,7 +194,11 @@ def _check_cut_points(cut_points, frame):
 def _equal_frequency_cuts(values, sample_weight, active, max_bins):
     """Cut points that are data values and split the weight about evenly."""
     keep = active & ~np.isnan(values)
-    distinct, inverse = np.unique(values[keep], return_inverse=True)
+    present = values[keep]
+    # A plain sort is much cheaper than unique(return_inverse=True), and
+    # the weights per distinct value are needed only when binning coarsens.
+    ordered = np.sort(present)
+    distinct = ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
     if len(distinct) <= 1:
         return np.empty(0)
     if max_bins is None or len(distinct) <= max_bins:
@@ -205,7 +209,7 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
                 "set max_bins to an int."
             )
         return distinct[:-1]
-    weight = np.bincount(inverse, weights=sample_weight[keep])
+    weight = np.bincount(np.searchsorted(distinct, present), weights=sample_weight[keep])
     cumulative = np.cumsum(weight) / weight.sum()
     targets = np.arange(1, max_bins) / max_bins
     cut = np.unique(np.searchsorted(cumulative, targets, side="left"))
@@ -226,16 +230,20 @@ def _sort_key(value):
 
 def _categories(name, column, active):
     """Observed categories (sorted) and bin codes; missing -> len(categories)."""
-    values = column.to_numpy(dtype=object, na_value=None)
-    missing = pd.isna(column).to_numpy()
+    # One hash pass in C; -1 marks missing values.
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    codes = codes.astype(np.int64)
+    present = codes >= 0
+    seen = np.bincount(codes[active & present], minlength=len(uniques)) > 0
     # Python scalars, not numpy ones, so that propositions hash, compare and
     # round-trip through JSON like the values users write.
-    observed = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(values[active & ~missing])]
+    observed = [v.item() if isinstance(v, np.generic) else v
+                for v in np.asarray(uniques, dtype=object)[seen]]
     try:
         categories = tuple(sorted(observed))
     except TypeError:
         categories = tuple(sorted(observed, key=_sort_key))
-    n_present = int((active & ~missing).sum())
+    n_present = int((active & present).sum())
     if len(categories) > MAX_CATEGORIES:
         raise ValueError(
             f"column {name!r} has {len(categories)} categories, more than {MAX_CATEGORIES}; "
@@ -247,8 +255,11 @@ def _categories(name, column, active):
             "its rules would each cover one row. Drop the column, or convert it to "
             "numbers if it is a measurement."
         )
-    # Codes by pandas (vectorised); -1 marks missing values and categories
-    # seen only in zero-weight rows, both of which go to the missing bin.
-    codes = pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
-    codes[(codes < 0) | missing] = len(categories)
-    return categories, codes
+    # Factorize order -> sorted order; values seen only in zero-weight rows
+    # and missing values go to the missing bin.
+    # remap has one extra slot at the end so that code -1 (missing) indexes it.
+    position = {value: k for k, value in enumerate(categories)}
+    remap = np.full(len(uniques) + 1, len(categories), dtype=np.int64)
+    for k, value in zip(np.flatnonzero(seen), observed):
+        remap[k] = position[value]
+    return categories, remap[codes]

@@ -56,8 +56,8 @@ def greedy_search(problem):
     conditions = []
     n_scored, n_steps = 0, 0
     limit = problem.max_rule_length or np.inf
+    hist = problem.histograms(rows)
     while len(conditions) < limit and len(rows) > 1:
-        hist = problem.histograms(rows)
         values, ops, bins = problem.best_refinements(hist, len(rows))
         n_steps += 1
         n_scored += int(2 * problem.n_bins.sum())
@@ -66,7 +66,8 @@ def greedy_search(problem):
             break
         condition = (j, int(ops[j]), int(bins[j]))
         conditions.append(condition)
-        rows = problem.refine(rows, condition)
+        rows, removed = problem.split(rows, condition)
+        hist = problem.child_histograms(hist, rows, removed)
         value = float(values[j])
     return SearchResult(tuple(conditions), value, rows,
                         {"n_refinements": n_scored, "n_steps": n_steps})

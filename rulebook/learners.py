@@ -8,9 +8,11 @@ The optimal and orthogonal learners register here too.
 """
 
 from .greedy import GreedyLearner
+from .optimal import OptimalLearner
 
 LEARNERS = {
     "greedy": GreedyLearner,
+    "optimal": OptimalLearner,
 }
 
 

@@ -8,6 +8,7 @@ real-valued propositions.
 """
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class SearchProblem:
     objective: int
     max_rule_length: int = 0
 
-    @property
+    @cached_property
     def n_total(self):
         """Total sample weight (``n`` in Boley et al. 2021, eq. 2.3)."""
         return float(self.c[self.rows].sum())
@@ -92,6 +93,26 @@ class SearchProblem:
         count = kernels.filter_rows(self.X_binned, rows, feature, op, bin_index,
                                     int(self.n_bins[feature]), out)
         return out[:count]
+
+    def split(self, rows, condition):
+        """``(kept, removed)``: rows of ``rows`` satisfying the condition or not."""
+        feature, op, bin_index = condition
+        kept, removed = np.empty_like(rows), np.empty_like(rows)
+        n_kept = kernels.split_rows(self.X_binned, rows, feature, op, bin_index,
+                                    int(self.n_bins[feature]), kept, removed)
+        return kept[:n_kept], removed[:len(rows) - n_kept]
+
+    def child_histograms(self, parent_hist, kept, removed):
+        """Histograms of ``kept`` given those of ``kept`` + ``removed``.
+
+        Builds the smaller side and subtracts when that is cheaper (the
+        histogram subtraction trick of LightGBM and scikit-learn). Counts
+        stay exact; sums of gradients may differ from a direct pass by
+        rounding only.
+        """
+        if len(removed) < len(kept):
+            return parent_hist - self.histograms(removed)
+        return self.histograms(kept)
 
     def sums(self, rows):
         """``(G, H, C)`` over the extent ``rows``."""

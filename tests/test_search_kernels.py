@@ -118,3 +118,26 @@ def test_large_node_uses_same_result(parallel, monkeypatch):
     reference = greedy_search(problem)
     assert result.conditions == reference.conditions
     assert result.value == reference.value
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems())
+def test_split_rows_partitions_by_the_condition(problem):
+    for condition in naive.candidates(problem.n_bins, problem.is_nominal):
+        kept, removed = problem.split(problem.rows, condition)
+        mask = naive.condition_mask(problem.X_binned, *condition, problem.n_bins)[problem.rows]
+        np.testing.assert_array_equal(kept, problem.rows[mask])
+        np.testing.assert_array_equal(removed, problem.rows[~mask])
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems())
+def test_child_histograms_by_subtraction_match_a_direct_pass(problem):
+    parent = problem.histograms(problem.rows)
+    for condition in naive.candidates(problem.n_bins, problem.is_nominal):
+        kept, removed = problem.split(problem.rows, condition)
+        child = problem.child_histograms(parent, kept, removed)
+        direct = naive.histograms(problem.X_binned, kept, problem.g, problem.h, problem.c,
+                                  problem.n_bins)
+        np.testing.assert_array_equal(child[..., 3], direct[..., 3])  # counts exact
+        np.testing.assert_allclose(child, direct, rtol=1e-9, atol=1e-9)

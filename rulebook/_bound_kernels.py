@@ -1,0 +1,303 @@
+"""Numba kernels of the exact (branch-and-bound) rule search.
+
+Propositions are numbered in one fixed order, the order of the greedy
+kernels' scan (per feature ascending: numeric ``<= k`` for ``k = 0..nb-2``
+then ``> k`` for ``k = nb-2..0``; nominal ``== k`` and, with three or more
+categories, ``!= k``). Three arrays ``prop_feature``, ``prop_op``,
+``prop_bin`` describe them; ``feature_start[j]`` is the number of the first
+proposition of feature ``j`` (``feature_start[d]`` the total).
+
+An extent is an array of row indices kept in the order of the gradient
+ratio ``g / h`` (descending), fixed once per search; filtering keeps that
+order, so the tight bound of Theorem 3.1 is one linear pass.
+
+Kernels:
+
+``bound``
+    The tight optimistic estimator ``max {obj(J) : J subset of I}``.
+``score_propositions``
+    From a node's histogram: every proposition's objective value, row count
+    and whether the node already implies it.
+``critical_index``
+    ``crt(q p_a)`` of Boley et al. (2021), Section 3.2.
+``expand_node``
+    Line 9-14 of Algorithm 1 for one node: prune, evaluate and bound the
+    augmentations, and compute their critical indices.
+
+References
+----------
+.. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
+   than greedy: interpretable models through optimal rule boosting. SDM.
+   Section 3.1 (Theorem 3.1), Section 3.2 (eq. 3.6-3.8, Theorem 3.2) and
+   Algorithm 1.
+"""
+
+import numpy as np
+
+from ._config import jit
+from ._search_kernels import EQ, GT, LE, N, filter_rows
+from ._search_kernels import C as C_, G as G_, H as H_
+from .objectives import _objective
+
+# Slots of the pruning counters written by ``expand_node``.
+BOUND_IMMEDIATE, BOUND_PROPAGATED, EQUIV_IMMEDIATE, EQUIV_PROPAGATED = 0, 1, 2, 3
+N_COUNTERS = 4
+
+
+@jit
+def bound(rows, m, g, h, c, code, n_total, reg_lambda):
+    # IN: rows[:m] intp, in descending g/h order (g/c for code 1);
+    #     g, h, c (n,) float64; code int; n_total, reg_lambda float.
+    # Returns bnd(I) = max over all subsets J of I of obj(J) (0 for J empty).
+    if m == 0:
+        return 0.0
+    if code == 0:
+        # |G_J| is largest for J = all positive or all negative gradients.
+        pos, neg = 0.0, 0.0
+        for i in range(m):
+            gi = g[rows[i]]
+            if gi > 0.0:
+                pos += gi
+            elif gi < 0.0:
+                neg -= gi
+        return max(pos, neg)
+    # Code 1 maximises |G| / sqrt(C), a monotone function of G^2 / C: the
+    # second-order objective with c in place of h and lambda = 0.
+    lam = reg_lambda if code == 2 else 0.0
+    best = 0.0
+    # Theorem 3.1: an optimal subset is a prefix ending at a row with g > 0
+    # (eq. 3.4) or a suffix starting at a row with g < 0 (eq. 3.5).
+    sg, sh, sc = 0.0, 0.0, 0.0
+    for i in range(m):
+        r = rows[i]
+        sg += g[r]
+        sh += h[r]
+        sc += c[r]
+        if g[r] > 0.0:
+            v = _objective(code, sg, sh, sc, n_total, lam)
+            if v > best:
+                best = v
+    sg, sh, sc = 0.0, 0.0, 0.0
+    for i in range(m - 1, -1, -1):
+        r = rows[i]
+        sg += g[r]
+        sh += h[r]
+        sc += c[r]
+        if g[r] < 0.0:
+            v = _objective(code, sg, sh, sc, n_total, lam)
+            if v > best:
+                best = v
+    if code == 2 and lam == 0.0:
+        best = max(best, _singletons_without_regularisation(rows, m, g, h, c, n_total))
+    return best
+
+
+@jit
+def _singletons_without_regularisation(rows, m, g, h, c, n_total):
+    # The proof of Theorem 3.1 (Lemma A.1) needs lambda + H > 0 for the set
+    # J minus one row. With lambda = 0 and rows of h == 0 (logistic loss
+    # with saturated probabilities; zero-Hessian rows in the tests) a set of
+    # such rows has H = 0 and objective 0 by convention (the rule weight is
+    # undefined), yet adding one row j of h_j > 0 gives (R + g_j)^2 / h_j,
+    # R the sum of the h == 0 gradients of one sign. For every set with at
+    # least two rows of h > 0 the exchange argument still holds (and rows
+    # of the wrong sign can be dropped), so the maximum is a prefix, a
+    # suffix, or one of these "h == 0 rows plus a single row" sets.
+    rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0
+    for i in range(m):
+        r = rows[i]
+        if h[r] == 0.0:
+            if g[r] > 0.0:
+                rp += g[r]
+                cp += c[r]
+            elif g[r] < 0.0:
+                rn += g[r]
+                cn += c[r]
+    best = 0.0
+    if rp == 0.0 and rn == 0.0:
+        return best  # the paper's case: singletons are dominated by prefixes
+    for i in range(m):
+        r = rows[i]
+        if h[r] > 0.0:
+            v = max(_objective(2, rp + g[r], h[r], cp + c[r], n_total, 0.0),
+                    _objective(2, rn + g[r], h[r], cn + c[r], n_total, 0.0))
+            if v > best:
+                best = v
+    return best
+
+
+@jit
+def score_propositions(hist, n_bins, is_nominal, feature_start, code, n_total, reg_lambda, m,
+                        out_value, out_count, out_implied):
+    # IN: hist (d, B, 4) of an extent of m rows; feature_start (d + 1,) int64.
+    # OUT: per proposition (P,): objective value of the refined extent,
+    #      its row count, and whether the extent implies the proposition
+    #      (the refinement keeps every row).
+    # Sums run in the same order as ``_scan_histograms`` so that a value
+    # here and the greedy learner's value of the same histogram agree bitwise.
+    for j in range(hist.shape[0]):
+        nb = n_bins[j]
+        p = feature_start[j]
+        if is_nominal[j]:
+            tg, th, tc, tn = 0.0, 0.0, 0.0, 0.0
+            for k in range(nb):
+                tg += hist[j, k, G_]
+                th += hist[j, k, H_]
+                tc += hist[j, k, C_]
+                tn += hist[j, k, N]
+            for k in range(nb):
+                cg, ch, cc, cn = hist[j, k, G_], hist[j, k, H_], hist[j, k, C_], hist[j, k, N]
+                out_value[p] = _objective(code, cg, ch, cc, n_total, reg_lambda)
+                out_count[p] = cn
+                out_implied[p] = cn == m
+                p += 1
+                if nb > 2:
+                    out_value[p] = _objective(code, tg - cg, th - ch, tc - cc, n_total, reg_lambda)
+                    out_count[p] = tn - cn
+                    out_implied[p] = tn - cn == m
+                    p += 1
+        else:
+            ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
+            for k in range(nb - 1):
+                ag += hist[j, k, G_]
+                ah += hist[j, k, H_]
+                ac += hist[j, k, C_]
+                an += hist[j, k, N]
+                out_value[p] = _objective(code, ag, ah, ac, n_total, reg_lambda)
+                out_count[p] = an
+                out_implied[p] = an == m
+                p += 1
+            ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
+            for k in range(nb - 1, 0, -1):
+                ag += hist[j, k, G_]
+                ah += hist[j, k, H_]
+                ac += hist[j, k, C_]
+                an += hist[j, k, N]
+                out_value[p] = _objective(code, ag, ah, ac, n_total, reg_lambda)
+                out_count[p] = an
+                out_implied[p] = an == m
+                p += 1
+
+
+@jit
+def _implies(counts, nb, m, lo, hi, op, k):
+    # Does an extent of m > 0 rows, with per-bin counts ``counts[0..nb]``
+    # (``counts[nb]`` the missing bin) and lowest / highest occupied
+    # non-missing bins lo, hi, lie inside the proposition (op, k)?
+    if op == EQ:
+        return counts[k] == m
+    if counts[nb] > 0:
+        return False  # the missing bin satisfies no proposition
+    if op == LE:
+        return hi <= k
+    if op == GT:
+        return lo > k
+    return counts[k] == 0  # NE
+
+
+@jit
+def critical_index(X_binned, rows, m, a, prop_feature, prop_op, prop_bin, feature_start,
+                    n_bins, implied, counts):
+    # IN: rows[:m] the extent of q p_a (m > 0); implied (P,) bool: q -> p_j.
+    # SCRATCH: counts (max n_bins + 1,) int64.
+    # Returns crt(q p_a) = min {j : q p_a -> p_j, not q -> p_j}, which is a
+    # itself when no j < a qualifies (Section 3.2); only features up to
+    # that of p_a are looked at.
+    for f in range(prop_feature[a] + 1):
+        j0, j1 = feature_start[f], min(feature_start[f + 1], a)
+        needed = False
+        for j in range(j0, j1):
+            if not implied[j]:
+                needed = True
+                break
+        if not needed:
+            continue
+        nb = n_bins[f]
+        counts[:nb + 1] = 0
+        column = X_binned[:, f]
+        for i in range(m):
+            counts[column[rows[i]]] += 1
+        lo, hi = nb, -1
+        for k in range(nb):
+            if counts[k] > 0:
+                if lo == nb:
+                    lo = k
+                hi = k
+        for j in range(j0, j1):
+            if not implied[j] and _implies(counts, nb, m, lo, hi, prop_op[j], prop_bin[j]):
+                return j
+    return a
+
+
+@jit
+def expand_node(X_binned, rows, g, h, c, code, n_total, reg_lambda,
+                 n_bins, prop_feature, prop_op, prop_bin, feature_start,
+                 value, count, implied, aug_a, aug_b, aug_c, start,
+                 tail, best, alpha, check_core,
+                 scratch, counts, out_a, out_b, out_c, counters, pruned_max):
+    # Algorithm 1, lines 9-14, for one popped node q.
+    # IN: rows (m,) the extent of q in ratio order; value, count, implied (P,)
+    #     from ``score_propositions`` on q's histogram; the augmentation list
+    #     aug_a/b/c[start:] (index, bound, critical index), ascending index;
+    #     tail = tail(q) (-1 for the root); best = obj(q*); alpha the
+    #     approximation factor; check_core False disables core-query
+    #     (equivalence) pruning other than q -> p_a.
+    # SCRATCH: scratch (m,) intp; counts (max n_bins + 1,) int64.
+    # OUT: out_a/b/c: the list A' (entries kept), counters (4,) int64
+    #      incremented, pruned_max (1,) largest bound pruned so far.
+    # Returns (len(A'), new best value, proposition of the new best or -1).
+    best_a = -1
+    n_out = 0
+    # Line 11, hoisted: every evaluable refinement is a valid query, so the
+    # incumbent is improved before any pruning decision of this node.
+    for e in range(start, aug_a.shape[0]):
+        a = aug_a[e]
+        if not implied[a] and count[a] > 0.0 and value[a] > best:
+            best, best_a = value[a], a
+    for e in range(start, aug_a.shape[0]):
+        a, b, crit = aug_a[e], aug_b[e], aug_c[e]
+        if implied[a]:
+            # q p_a is equivalent to q; so is every extension of both.
+            counters[EQUIV_IMMEDIATE] += 1
+            continue
+        if count[a] == 0.0:
+            # Empty extent: objective 0 <= obj(T), for every extension too.
+            counters[BOUND_IMMEDIATE] += 1
+            continue
+        if alpha * b <= best:
+            # OPUS: b bounds the parent's refinement by p_a, whose extent
+            # contains that of q p_a and of all its extensions.
+            counters[BOUND_PROPAGATED] += 1
+            pruned_max[0] = max(pruned_max[0], b)
+            continue
+        if check_core and crit < tail:
+            # eq. 3.8: the witness crit (q_parent p_a -> p_crit, q_parent
+            # does not) lies before tail(q), so no core query extending q
+            # contains p_a (Theorem 3.2).
+            counters[EQUIV_PROPAGATED] += 1
+            continue
+        m_a = filter_rows(X_binned, rows, prop_feature[a], prop_op[a], prop_bin[a],
+                          n_bins[prop_feature[a]], scratch)
+        b_a = bound(scratch, m_a, g, h, c, code, n_total, reg_lambda)
+        if alpha * b_a <= best:
+            counters[BOUND_IMMEDIATE] += 1
+            pruned_max[0] = max(pruned_max[0], b_a)
+            continue
+        if not check_core:
+            c_a = a
+        elif crit < a and not implied[crit]:
+            # eq. 3.7: q p_a -> p_crit still and q does not imply p_crit, so
+            # q p_a is not a core query; the entry stays for the siblings.
+            c_a = crit
+            counters[EQUIV_PROPAGATED] += 1
+        else:
+            c_a = critical_index(X_binned, scratch, m_a, a, prop_feature, prop_op, prop_bin,
+                                  feature_start, n_bins, implied, counts)
+            if c_a < a:
+                counters[EQUIV_IMMEDIATE] += 1  # prefix preservation (3.6) fails
+        out_a[n_out] = a
+        out_b[n_out] = b_a
+        out_c[n_out] = c_a
+        n_out += 1
+    return n_out, best, best_a
+
