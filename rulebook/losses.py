@@ -22,7 +22,10 @@ References
 
 from dataclasses import dataclass
 
+import warnings
+
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import expit, log_expit, xlogy
 
 # exp(709) is the largest power of e below the float64 maximum. Poisson raw
@@ -74,7 +77,9 @@ class LogisticLoss:
         # g = -y * sigma(-y f), h = sigma(y f) * sigma(-y f)   (Sec. 2.3)
         p_wrong = expit(-y * raw)
         g = -y * p_wrong * sample_weight
-        h = p_wrong * (1.0 - p_wrong) * sample_weight
+        # Not p (1 - p): for confident rows 1 - p rounds to 0 and the
+        # Hessian (~e^-|f|) would be lost.
+        h = expit(y * raw) * p_wrong * sample_weight
         return g, h
 
     def baseline(self, y, sample_weight):
@@ -108,7 +113,8 @@ class PoissonLoss:
 
     def baseline(self, y, sample_weight):
         # Clipped for the same reason when only zero-weight rows are positive.
-        return float(np.log(max(_weighted_mean(y, sample_weight), 1e-12)))
+        mean = _weighted_mean(y, sample_weight)
+        return float(np.log(mean)) if mean > 0 else float(np.log(1e-12))
 
     def inverse_link(self, raw):
         return np.exp(np.minimum(raw, _MAX_LOG))
@@ -134,13 +140,21 @@ def get_loss(name):
         ) from None
 
 
-def newton_rule_weight(loss, y, raw, sample_weight, reg_lambda, max_iter=50, tol=1e-10):
+# Largest rule weight searched for; reached only when the regularised loss
+# has no finite minimiser (reg_lambda = 0 and, e.g., a logistic extent of one
+# class), where any large weight is as good as another.
+_MAX_WEIGHT = 1e12
+
+
+def newton_rule_weight(loss, y, raw, sample_weight, reg_lambda, xtol=1e-12):
     """Weight ``w`` minimising ``sum_i s_i l(y_i, raw_i + w) + reg_lambda/2 w^2``.
 
     Used for the rule weight of objectives without a closed-form weight
-    (gradient sum, gradient boosting). Newton's method on a strictly convex
-    1-D function (``reg_lambda > 0`` or a non-vanishing Hessian), with step
-    halving so that the regularised loss never increases.
+    (gradient sum, gradient boosting). The function is convex in ``w``, so
+    its derivative ``sum_i g_i(raw_i + w) + reg_lambda w`` is monotone: the
+    root is bracketed by doubling steps from 0 and then found by SciPy's
+    Brent method, which is robust where Newton steps are not (tiny
+    Hessians far from the optimum) and independent of the weights' scale.
 
     Parameters
     ----------
@@ -149,32 +163,34 @@ def newton_rule_weight(loss, y, raw, sample_weight, reg_lambda, max_iter=50, tol
         Targets, current raw scores and weights of the rows the rule covers.
     reg_lambda : float
         L2 penalty on the weight (Boley et al. 2021, eq. 2.1).
+    xtol : float
+        Absolute tolerance on ``w`` (relative tolerance is machine precision).
 
     Returns
     -------
     float
+
+    Warns
+    -----
+    UserWarning
+        When no finite minimiser exists within ``|w| <= 1e12``.
     """
 
-    def objective(w):
-        return loss.loss(y, raw + w, sample_weight) * sample_weight.sum() + 0.5 * reg_lambda * w * w
+    def derivative(w):
+        g, _ = loss.gradient_hessian(y, raw + w, sample_weight)
+        return float(g.sum()) + reg_lambda * w
 
-    w = 0.0
-    value = objective(w)
-    for _ in range(max_iter):
-        g, h = loss.gradient_hessian(y, raw + w, sample_weight)
-        grad = g.sum() + reg_lambda * w
-        hess = h.sum() + reg_lambda
-        if hess <= 0 or abs(grad) <= tol * max(1.0, abs(w) * hess):
-            break
-        step = -grad / hess
-        for _ in range(60):
-            new_value = objective(w + step)
-            if new_value <= value:
-                break
-            step *= 0.5
-        else:
-            break
-        w, value = w + step, new_value
-        if abs(step) <= tol * max(1.0, abs(w)):
-            break
-    return float(w)
+    d0 = derivative(0.0)
+    if d0 == 0.0:
+        return 0.0
+    direction = -np.sign(d0)
+    step = 1.0
+    while derivative(direction * step) * direction < 0:
+        if step >= _MAX_WEIGHT:
+            warnings.warn("the rule weight has no finite minimiser (reg_lambda=0 and a "
+                          "perfectly separated extent?); it is capped at 1e12. Use "
+                          "reg_lambda > 0.", UserWarning, stacklevel=3)
+            return float(direction * step)
+        step *= 2.0
+    low, high = sorted((direction * step / 2.0 if step > 1.0 else 0.0, direction * step))
+    return float(brentq(derivative, low, high, xtol=xtol, rtol=4 * np.finfo(float).eps))

@@ -92,7 +92,7 @@ def objective_value(name, G, H, C, n, reg_lambda):
     """
     code = objective_code(name)
     G, H, C = (np.asarray(a, dtype=np.float64) for a in (G, H, C))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if code == 0:
             value = np.abs(G)
         elif code == 1:

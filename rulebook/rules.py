@@ -2,7 +2,8 @@
 
 A fitted model is ``f(x) = intercept + sum_i w_i q_i(x)`` where each query
 ``q_i`` is a conjunction of propositions such as ``Age <= 19`` or
-``Sex == "male"`` (Boley et al. 2021, Section 2.2). All classes here are
+``Sex == male`` (Boley et al. 2021, Section 2.2; categories print unquoted,
+as in the papers, while ``to_json`` keeps their types). All classes here are
 frozen, hashable dataclasses that speak only of real values and column
 names, so a model pickles without hooks, round-trips through JSON and
 predicts without any binning state.
