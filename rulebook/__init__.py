@@ -4,6 +4,7 @@ The most accurate model that fits in ten readable rules, for DataFrames, with
 named conditions such as ``Age <= 19 & Sex == male``.
 """
 
+from ._options import get_options, set_options
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
 from .optimal import OptimalLearner
@@ -18,6 +19,8 @@ __all__ = [
     "RuleEnsemble",
     "RuleBoostingClassifier",
     "RuleBoostingRegressor",
+    "get_options",
+    "set_options",
 ]
 
 __version__ = "0.1.0.dev0"

@@ -205,6 +205,21 @@ class _RuleBoosting(BaseEstimator):
                 stacklevel=4,
             )
 
+    # -- notebook display -------------------------------------------------
+    # Replaces scikit-learn's ReprHTMLMixin: a fitted estimator shows its
+    # rules and search statistics, an unfitted one scikit-learn's diagram.
+    # Both methods are needed: IPython asks _repr_html_ for any format the
+    # mime bundle lacks.
+    def _repr_html_(self):
+        from ._repr_html import repr_html
+
+        return repr_html(self)
+
+    def _repr_mimebundle_(self, **kwargs):
+        from ._repr_html import repr_mimebundle
+
+        return repr_mimebundle(self, **kwargs)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True

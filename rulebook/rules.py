@@ -327,6 +327,12 @@ class RuleEnsemble:
         )
         return header + "\n" + str(self)
 
+    def _repr_html_(self):
+        """Rich notebook repr; None (text repr) with set_options(display="text")."""
+        from ._repr_html import repr_html
+
+        return repr_html(self)
+
     def to_frame(self):
         """One row per rule: condition, weight, coverage, length.
 
