@@ -5,9 +5,11 @@ named conditions such as ``Age <= 19 & Sex == male``.
 """
 
 from ._options import get_options, set_options
+from .compare import area_under_rules_curve, compare_learners
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
 from .optimal import OptimalLearner
+from .rulefit import RuleFitClassifier, RuleFitRegressor
 from .rules import Proposition, Query, Rule, RuleEnsemble
 
 __all__ = [
@@ -19,6 +21,10 @@ __all__ = [
     "RuleEnsemble",
     "RuleBoostingClassifier",
     "RuleBoostingRegressor",
+    "RuleFitClassifier",
+    "RuleFitRegressor",
+    "area_under_rules_curve",
+    "compare_learners",
     "get_options",
     "set_options",
 ]

@@ -1,0 +1,267 @@
+"""Compare rule learners by test score against number of rules.
+
+The evaluation protocol of Boley et al. (2021), Section 4: repeated random
+80/20 train/test splits; for each learner the test score of its models with
+``0, 1, ..., k`` rules; summarised by the area under the score-versus-rules
+curve (Table 1). :func:`compare_learners` returns the curves as one tidy
+DataFrame (one row per learner, split and model size), ready for charts;
+:func:`area_under_rules_curve` computes the Table 1 summary from it.
+
+How a curve is made
+-------------------
+* Boosting estimators (``RuleBoostingRegressor``/``Classifier``) are fitted
+  once per split with ``max_rules`` rounds; the ``k``-rule model is the
+  first ``k`` rounds, ``ensemble_[:k]`` (the intercept is kept).
+* Estimators with a regularisation path (``path_`` with an ``ensemble``
+  column, as :class:`~rulebook.rulefit.RuleFitClassifier` and
+  :class:`~rulebook.rulefit.RuleFitRegressor`) are also fitted once per
+  split; the ``k``-rule model is the least regularised model on that path
+  with exactly ``k`` rules. Sizes the path skips get no row; the area under
+  the curve interpolates them, as in the paper (Section 4, Fig. 2).
+  RuleFit's ``ensemble_[:k]`` is *not* used: its rules are ordered by
+  importance, not fitted in rounds.
+
+References
+----------
+.. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
+   than greedy: interpretable models through optimal rule boosting. SDM.
+   Section 4 and Table 1.
+"""
+
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import mean_poisson_deviance, r2_score, roc_auc_score
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import check_random_state
+
+__all__ = ["compare_learners", "area_under_rules_curve", "rules_curve"]
+
+_METRICS = {"binary": "roc_auc", "regression": "r2", "poisson": "poisson_deviance"}
+_COLUMNS = ["learner", "split", "n_rules", "complexity", "score", "metric", "fit_time"]
+
+
+def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, max_rules=None,
+                     random_state=0, return_train_score=False):
+    """Test score against number of rules over repeated random splits.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    learners : dict of {str: estimator}
+        Unfitted estimators whose fitted ``ensemble_`` is a
+        :class:`~rulebook.rules.RuleEnsemble`; each is cloned per split.
+    task : {"binary", "regression", "poisson"} or None, default=None
+        Decides the score: ROC AUC (binary, from the raw scores), R^2
+        (regression) or mean Poisson deviance (poisson; *lower is better*).
+        ``None`` infers it from the learners: classifiers give
+        ``"binary"``, regressors with ``loss="poisson"`` ``"poisson"``,
+        other regressors ``"regression"``.
+    n_splits : int >= 1, default=5
+        Random train/test splits (stratified for ``"binary"``).
+    test_size : float in (0, 1) or int, default=0.2
+    max_rules : int >= 0 or None, default=None
+        Largest model size scored. When set, it is also passed to each
+        learner as ``n_rules`` (boosting) or ``max_rules`` (RuleFit) if the
+        learner has that parameter.
+    random_state : int, default=0
+        Seeds the splits and, for learners with ``random_state=None``, the
+        learners (a seed per split, the same for every learner), so the
+        whole comparison is reproducible. A learner's own ``random_state``
+        is kept when set.
+    return_train_score : bool, default=False
+        Add a ``train_score`` column (same metric on the training split).
+
+    Returns
+    -------
+    DataFrame
+        One row per learner, split and model size: ``learner`` (str),
+        ``split`` (int64, 0-based), ``n_rules`` (int64, rules besides the
+        intercept), ``complexity`` (int64, rules plus conditions, see
+        :attr:`RuleEnsemble.complexity`), ``score`` (float64), ``metric``
+        (str: ``"roc_auc"``, ``"r2"`` or ``"poisson_deviance"``),
+        ``fit_time`` (float64, seconds of the single fit that produced the
+        split's curve, repeated on its rows) and optionally
+        ``train_score`` (float64).
+
+    Raises
+    ------
+    ValueError
+        Empty ``learners``, an unknown or uninferable ``task``.
+    TypeError
+        A fitted learner without a RuleEnsemble ``ensemble_``.
+
+    Examples
+    --------
+    >>> from rulebook import RuleBoostingClassifier
+    >>> from rulebook.compare import compare_learners, area_under_rules_curve
+    >>> from rulebook.datasets import load_titanic
+    >>> X, y = load_titanic(dropna=True)
+    >>> frame = compare_learners(X, y, {"greedy": RuleBoostingClassifier()},
+    ...                          n_splits=2, max_rules=3)
+    >>> frame.columns.tolist()
+    ['learner', 'split', 'n_rules', 'complexity', 'score', 'metric', 'fit_time']
+    >>> sorted(frame.n_rules.unique().tolist())
+    [0, 1, 2, 3]
+    """
+    if not learners:
+        raise ValueError("learners is empty; pass a dict of name -> unfitted estimator.")
+    task = _infer_task(learners) if task is None else task
+    if task not in _METRICS:
+        raise ValueError(f"task must be one of {sorted(_METRICS)} or None; got {task!r}.")
+    splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
+        n_splits=n_splits, test_size=test_size, random_state=random_state)
+    seeds = check_random_state(random_state).randint(2**31 - 1, size=n_splits)
+    y_array = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    rows = []
+    for split, (train, test) in enumerate(splitter.split(np.zeros((len(y_array), 1)), y_array)):
+        X_train, X_test = _take(X, train), _take(X, test)
+        for name, learner in learners.items():
+            estimator = _configure(clone(learner), max_rules, int(seeds[split]))
+            start = time.perf_counter()
+            estimator.fit(X_train, y_array[train])
+            fit_time = time.perf_counter() - start
+            for n_rules, ensemble in rules_curve(estimator, max_rules):
+                row = {
+                    "learner": name, "split": split, "n_rules": n_rules,
+                    "complexity": ensemble.complexity,
+                    "score": _score(task, estimator, ensemble, X_test, y_array[test]),
+                    "metric": _METRICS[task], "fit_time": fit_time,
+                }
+                if return_train_score:
+                    row["train_score"] = _score(task, estimator, ensemble, X_train, y_array[train])
+                rows.append(row)
+    columns = _COLUMNS + (["train_score"] if return_train_score else [])
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.astype({"split": "int64", "n_rules": "int64", "complexity": "int64",
+                         "score": "float64", "fit_time": "float64"})
+
+
+def rules_curve(estimator, max_rules=None):
+    """The models of a fitted estimator by number of rules.
+
+    Parameters
+    ----------
+    estimator : fitted estimator with ``ensemble_``
+    max_rules : int or None
+        Largest size returned.
+
+    Returns
+    -------
+    list of (int, RuleEnsemble)
+        By increasing size. From ``path_`` (least regularised model of each
+        size) when the estimator has one, else ``ensemble_[:k]`` for
+        ``k = 0 .. len(ensemble_)``.
+
+    Raises
+    ------
+    TypeError
+        If the estimator has no fitted ``ensemble_``.
+    """
+    ensemble = getattr(estimator, "ensemble_", None)
+    if ensemble is None or not hasattr(ensemble, "rules"):
+        raise TypeError(
+            f"{type(estimator).__name__} has no fitted ensemble_ (a RuleEnsemble); "
+            "compare_learners needs rulebook estimators."
+        )
+    path = getattr(estimator, "path_", None)
+    if isinstance(path, pd.DataFrame) and "ensemble" in path:
+        # The path also holds the strengths beyond the estimator's own cap.
+        cap = getattr(estimator, "max_rules", None)
+        max_rules = cap if max_rules is None else max_rules
+        # Least regularised model of each size: the last one in decreasing alpha.
+        last = path.sort_values("alpha", ascending=False, kind="stable").groupby("n_rules").tail(1)
+        curve = [(int(k), e) for k, e in zip(last["n_rules"], last["ensemble"])]
+    else:
+        curve = [(k, ensemble[:k]) for k in range(len(ensemble) + 1)]
+    curve = sorted(curve, key=lambda item: item[0])
+    return [(k, e) for k, e in curve if max_rules is None or k <= max_rules]
+
+
+def area_under_rules_curve(frame, max_rules=10, by_split=False):
+    """Mean test score over models of 1 to ``max_rules`` rules (Boley et al. 2021, Table 1).
+
+    For each learner and split the score is linearly interpolated at every
+    size ``1 .. max_rules`` from the sizes present (so sizes a RuleFit path
+    skips are interpolated, as in the paper's Fig. 2) and averaged; beyond
+    the largest size present the last score is carried forward (a boosting
+    run that stopped early keeps its final score). The result is the area
+    under the score-versus-rules curve divided by ``max_rules``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Output of :func:`compare_learners`.
+    max_rules : int >= 1, default=10
+    by_split : bool, default=False
+        Return one value per learner and split instead of the mean over
+        splits.
+
+    Returns
+    -------
+    Series of float64
+        Indexed by ``learner`` (or by ``learner`` and ``split``), named
+        after the metric. For ``"poisson_deviance"`` lower is better.
+
+    Raises
+    ------
+    ValueError
+        If ``max_rules < 1`` or the frame lacks the needed columns.
+    """
+    if max_rules < 1:
+        raise ValueError(f"max_rules must be >= 1; got {max_rules}.")
+    missing = {"learner", "split", "n_rules", "score"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"frame lacks columns {sorted(missing)}; pass the output of compare_learners.")
+    sizes = np.arange(1, max_rules + 1)
+    values = {}
+    for (learner, split), group in frame.groupby(["learner", "split"], sort=False):
+        curve = group.groupby("n_rules")["score"].mean()
+        scores = np.interp(sizes, curve.index.to_numpy(float), curve.to_numpy())
+        values[(learner, split)] = float(scores.mean())
+    index = pd.MultiIndex.from_tuples(list(values), names=["learner", "split"])
+    name = frame["metric"].iloc[0] if "metric" in frame and len(frame) else "score"
+    result = pd.Series(list(values.values()), index=index, dtype=np.float64, name=name)
+    return result if by_split else result.groupby(level="learner", sort=False).mean()
+
+
+def _infer_task(learners):
+    kinds = set()
+    for learner in learners.values():
+        if is_classifier(learner):
+            kinds.add("binary")
+        else:
+            kinds.add("poisson" if getattr(learner, "loss", None) == "poisson" else "regression")
+    if len(kinds) != 1:
+        raise ValueError(f"the learners disagree on the task ({sorted(kinds)}); pass task= explicitly.")
+    return kinds.pop()
+
+
+def _configure(estimator, max_rules, seed):
+    params = estimator.get_params(deep=False)
+    updates = {}
+    if max_rules is not None:
+        for size_param in ("n_rules", "max_rules"):
+            if size_param in params:
+                # Boosting needs at least one round; its 0-rule model is still scored.
+                updates[size_param] = max(max_rules, 1) if size_param == "n_rules" else max_rules
+                break
+    if "random_state" in params and params["random_state"] is None:
+        updates["random_state"] = seed
+    return estimator.set_params(**updates)
+
+
+def _take(X, rows):
+    return X.iloc[rows] if isinstance(X, pd.DataFrame) else np.asarray(X)[rows]
+
+
+def _score(task, estimator, ensemble, X, y):
+    if task == "binary":
+        return float(roc_auc_score(y == estimator.classes_[1], ensemble.decision_function(X)))
+    prediction = ensemble.predict(X)
+    if task == "poisson":
+        return float(mean_poisson_deviance(y, prediction))
+    return float(r2_score(y, prediction))

@@ -1,0 +1,851 @@
+"""RuleFit: rules from a tree ensemble, weighted by an L1-regularised fit.
+
+RuleFit (Friedman and Popescu 2008) builds an additive rule ensemble in two
+steps that read like the code below:
+
+1. *Rule generation.* Boost small regression trees of random size on
+   subsamples (their Algorithm 1 with shrinkage ``nu``); every node of every
+   tree except the root is a candidate rule: the conjunction of the split
+   conditions on its path.
+2. *Rule fitting.* A lasso (squared loss) or L1-regularised logistic
+   regression on the 0/1 matrix of candidate rules selects a few and weights
+   them; the fitted intercept is the background rule.
+
+The result is an ordinary :class:`~rulebook.rules.RuleEnsemble`, so reprs,
+charts and widgets work unchanged, and ``estimator.predict`` is exactly the
+ensemble's prediction.
+
+Design decisions
+----------------
+* **Conditions speak of data values.** Trees are grown on rulebook's binned
+  view of the data (:class:`~rulebook.binning.Binner`): numeric columns as
+  bin ranks, nominal columns one-hot. A split between ranks becomes
+  ``x <= t`` / ``x > t`` with ``t`` a cut point that occurs in the data
+  (equal-frequency with ``max_bins``, every distinct value with
+  ``max_bins=None``); a split on a one-hot column becomes ``x == c`` /
+  ``x != c``. On the training data these propositions have exactly the
+  extent of the tree's branches (missing values aside, see next).
+* **Missing values.** The trees see them as missing (scikit-learn's native
+  support sends them to one side of each split), but the rules follow
+  rulebook's semantics: a missing value satisfies no proposition. The L1 fit
+  uses the rule matrix evaluated *with* those semantics
+  (:meth:`Query.evaluate <rulebook.rules.Query.evaluate>`), so the weights
+  are fitted to the very model that predicts. A split of the missing from
+  the present values has no proposition: its branches add no condition.
+* **No linear terms.** The paper's optional winsorised linear terms cannot
+  be represented in a :class:`~rulebook.rules.RuleEnsemble`. Rather than fit
+  them and silently drop them (the model shown would not be the model
+  fitted), ``include_linear=True`` raises ``NotImplementedError``.
+* **The number of rules.** ``max_rules`` walks the regularisation path from
+  the strength that selects no rule downwards (20 steps per decade, warm
+  started), stops at the first strength with too many rules and bisects
+  between the last two strengths; the model kept is the least regularised
+  one found with at most ``max_rules`` rules. Smaller sizes the grid skips
+  are searched for by bisection too. Every model visited is kept in
+  ``path_`` (this is how :func:`rulebook.compare.compare_learners` draws
+  RuleFit's score-versus-rules curve, as Boley et al. 2021, Section 4, did).
+* **Rule order.** The fitted rules are ordered by decreasing importance.
+  RuleFit has no rounds, so ``ensemble_[:k]`` is *not* the best ``k``-rule
+  RuleFit model; that is the model with ``max_rules=k`` (or the ``path_``
+  row with ``k`` rules).
+
+References
+----------
+.. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via rule
+   ensembles. The Annals of Applied Statistics 2(3), 916-954. Section 2
+   (Algorithm 1, ensemble generation), Section 3 (rules from trees, random
+   tree sizes), Section 6 (rule and input variable importance).
+.. [2] Friedman, J. H., Hastie, T., Tibshirani, R. (2010). Regularization
+   paths for generalized linear models via coordinate descent. Journal of
+   Statistical Software 33(1). (Warm-started pathwise fits.)
+.. [3] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
+   than greedy: interpretable models through optimal rule boosting. SDM.
+   Section 4 (RuleFit for a given number of rules).
+"""
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso, LogisticRegression
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import (
+    NOMINAL,
+    NUMERIC,
+    as_frame,
+    check_sample_weight,
+    check_target,
+    column_kind,
+    numeric_values,
+)
+from .binning import EQ, GT, LE, NE, Binner
+from .losses import get_loss
+from .rules import Query, Rule, RuleEnsemble
+
+# Regularisation path: geometric grid of L1 strengths below alpha_max, how
+# far down it goes when neither max_rules nor alpha stops it, and how many
+# bisection steps refine the strength at which max_rules is exceeded
+# (8 steps narrow one grid step, a factor 10**(1/20), to 0.05 %).
+_STEPS_PER_DECADE = 20
+_PATH_DECADES = 4
+_BISECTION_STEPS = 8
+# liblinear penalises the intercept like a coefficient of a constant column
+# of this value; a large value makes that penalty negligible, so that, as in
+# the lasso, only the rule weights are shrunk.
+_INTERCEPT_SCALING = 100.0
+# Solver tolerance (duality gap for the lasso, relative to the variance of y;
+# liblinear's stopping criterion). The solvers' default 1e-4 leaves rule
+# weights of correlated rules off by several per cent and the path's sizes
+# noisy; 1e-7 costs little (warm starts) and gives weights to about 1e-5.
+_TOLERANCE = 1e-7
+
+
+# -- 1. candidate rules from trees -------------------------------------------
+@dataclass(frozen=True)
+class _TreeColumn:
+    """Which proposition a split on one column of the tree input means."""
+
+    feature: int          # column of the training frame
+    category: int = -1    # nominal only: index into the feature's categories
+
+
+def _tree_input(binner, X_binned):
+    """Float32 matrix for the trees and what each of its columns is.
+
+    Numeric columns become their bin rank (NaN where missing), so a tree
+    threshold between ranks names a cut point; nominal columns become one
+    0/1 column per category (all 0 where missing).
+    """
+    blocks, columns = [], []
+    for j, spec in enumerate(binner.features_):
+        codes = X_binned[:, j].astype(np.float32)
+        if spec.kind == NUMERIC:
+            codes[X_binned[:, j] == spec.n_bins] = np.nan
+            blocks.append(codes[:, None])
+            columns.append(_TreeColumn(j))
+        else:
+            blocks.append(X_binned[:, j, None] == np.arange(spec.n_bins)[None, :])
+            columns.extend(_TreeColumn(j, k) for k in range(spec.n_bins))
+    matrix = np.hstack([np.asarray(b, dtype=np.float32) for b in blocks])
+    return matrix, tuple(columns)
+
+
+def _tree_sizes(rng, n_estimators, tree_size):
+    """Leaves per tree: ``2 + floor(gamma)``, ``gamma ~ Exp(mean tree_size - 2)`` ([1], Sec. 3)."""
+    if tree_size == 2:
+        return np.full(n_estimators, 2, dtype=np.int64)
+    return 2 + np.floor(rng.exponential(tree_size - 2, size=n_estimators)).astype(np.int64)
+
+
+def _subsample_size(n_active, max_samples):
+    """Rows per tree; the paper's default is ``min(N/2, 100 + 6 sqrt(N))`` ([1], Sec. 2)."""
+    if max_samples is None:
+        size = min(n_active / 2, 100 + 6 * np.sqrt(n_active))
+    elif isinstance(max_samples, numbers.Integral):
+        size = max_samples
+    else:
+        size = max_samples * n_active
+    return int(min(n_active, max(1, np.floor(size))))
+
+
+def _grow_trees(matrix, y, weights, loss, params, rng):
+    """Gradient boosting with shrinkage on subsamples ([1], Algorithm 1).
+
+    Each tree is fitted to the negative gradient on its subsample; leaf
+    values are the mean residual (squared loss) or one Newton step
+    (logistic loss, Friedman 2001's TreeBoost), and the model moves by
+    ``learning_rate`` times the tree. Only the trees' structure is kept.
+
+    Returns
+    -------
+    list of sklearn.tree._tree.Tree
+    """
+    active = np.flatnonzero(weights > 0)
+    m = _subsample_size(len(active), params["max_samples"])
+    raw = np.full(len(y), loss.baseline(y, weights))
+    trees = []
+    for leaves in _tree_sizes(rng, params["n_estimators"], params["tree_size"]):
+        rows = np.sort(rng.choice(active, size=m, replace=False))
+        if loss.name == "logistic":
+            p = expit(raw)
+            residual, curvature = (y > 0) - p, p * (1 - p)
+        else:
+            residual, curvature = y - raw, np.ones_like(raw)
+        tree = DecisionTreeRegressor(max_leaf_nodes=int(leaves), random_state=rng.randint(2**31 - 1))
+        tree.fit(matrix[rows], residual[rows], sample_weight=weights[rows])
+        trees.append(tree.tree_)
+        # Newton leaf values sum(w r) / sum(w h) over the subsample rows of each leaf.
+        leaf, n_nodes = tree.apply(matrix[rows]), tree.tree_.node_count
+        numerator = np.bincount(leaf, weights[rows] * residual[rows], minlength=n_nodes)
+        denominator = np.bincount(leaf, weights[rows] * curvature[rows], minlength=n_nodes)
+        value = np.divide(numerator, denominator, out=np.zeros(n_nodes), where=denominator > 1e-12)
+        raw += params["learning_rate"] * value[tree.apply(matrix)]
+    return trees
+
+
+def _branch_proposition(binner, column, threshold, left):
+    """The proposition of one branch of a split, or None if it has none."""
+    spec = binner.features_[column.feature]
+    if spec.kind == NOMINAL:
+        # One-hot column: ``<= 0.5`` is "not this category".
+        return binner.proposition(column.feature, NE if left else EQ, column.category)
+    if not np.isfinite(threshold) or int(np.floor(threshold)) >= spec.n_bins - 1:
+        # A split of the non-missing rows from the missing ones: rulebook has
+        # no "is missing" proposition, and "not missing" alone is no rule.
+        return None
+    return binner.proposition(column.feature, LE if left else GT, int(np.floor(threshold)))
+
+
+def _simplify(propositions):
+    """The same conjunction without redundant conditions, in path order.
+
+    Keeps the tightest ``<=`` and ``>`` per numeric column and, when a
+    nominal column has an ``==`` condition, drops its ``!=`` conditions.
+    The extent is unchanged, missing values included.
+    """
+    upper, lower, equal = {}, {}, {}
+    for p in propositions:
+        if p.operator == "<=" and (p.feature not in upper or p.value < upper[p.feature].value):
+            upper[p.feature] = p
+        elif p.operator == ">" and (p.feature not in lower or p.value > lower[p.feature].value):
+            lower[p.feature] = p
+        elif p.operator == "==":
+            equal[p.feature] = p
+    kept = []
+    for p in propositions:
+        if p.operator == "<=":
+            keep = upper[p.feature] is p
+        elif p.operator == ">":
+            keep = lower[p.feature] is p
+        elif p.operator == "!=":
+            keep = p.feature not in equal and p not in kept
+        else:
+            keep = p not in kept
+        if keep:
+            kept.append(p)
+    return Query(tuple(kept))
+
+
+def _tree_queries(tree, binner, columns):
+    """The query of every node but the root, in depth-first order ([1], Sec. 3)."""
+    queries = []
+    stack = [(0, ())]
+    while stack:
+        node, path = stack.pop()
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == -1:
+            continue
+        column = columns[tree.feature[node]]
+        for child, is_left in ((right, False), (left, True)):
+            proposition = _branch_proposition(binner, column, tree.threshold[node], is_left)
+            if proposition is None:
+                # The branch has no condition of its own; its subtree still
+                # yields rules, with the conditions above it.
+                stack.append((child, path))
+                continue
+            child_path = path + (proposition,)
+            queries.append(_simplify(child_path))
+            stack.append((child, child_path))
+    return queries
+
+
+def _candidate_rules(queries, frame, weights):
+    """Distinct candidate rules and their 0/1 matrix under rulebook semantics.
+
+    Rules with the same extent on the training rows are one candidate (the
+    shortest query is kept), and so are complementary rules (``Sex == male``
+    and ``Sex != male`` without missing values): with an intercept their
+    columns are collinear and either spans the same models. Rules covering
+    no active row or every active row carry no information beyond the
+    intercept and are dropped.
+
+    Returns
+    -------
+    queries : list of Query
+    Z : ndarray of shape (n_samples, n_candidates), float64
+    """
+    active = weights > 0
+    cache, by_extent = {}, {}
+    for query in queries:
+        mask = np.ones(len(frame), dtype=bool)
+        for p in query:
+            if p not in cache:
+                cache[p] = p.evaluate(frame, by_name=False)
+            mask &= cache[p]
+        n_covered = int(mask[active].sum())
+        if n_covered == 0 or n_covered == int(active.sum()):
+            continue
+        key = np.packbits(mask[active]).tobytes()
+        if key not in by_extent:
+            complement = np.packbits(~mask[active]).tobytes()
+            key = complement if complement in by_extent else key
+        if key not in by_extent or len(query) < len(by_extent[key][0]):
+            by_extent[key] = (query, mask)
+    kept = list(by_extent.values())
+    if not kept:
+        return [], np.zeros((len(frame), 0))
+    return [query for query, _ in kept], np.column_stack([mask for _, mask in kept]).astype(np.float64)
+
+
+# -- 2. sparse fit along the regularisation path -------------------------------
+@dataclass(frozen=True)
+class _PathPoint:
+    alpha: float
+    intercept: float
+    coef: np.ndarray
+    train_loss: float
+
+    @property
+    def n_rules(self):
+        return int(np.count_nonzero(self.coef))
+
+
+class _L1Fitter:
+    """Fits the L1-penalised model at any strength ``alpha``, warm started.
+
+    ``alpha`` multiplies the L1 norm of the rule weights against the mean
+    loss: ``1/2 mean (y - f)^2`` (scikit-learn's ``Lasso``) or the mean
+    logistic loss (``LogisticRegression`` with ``C = 1 / (alpha sum(w))``).
+    """
+
+    def __init__(self, Z, y, weights, loss, random_state):
+        self.Z, self.weights, self.loss = Z, weights, loss
+        self.target = (y > 0).astype(np.float64) if loss.name == "logistic" else y
+        if loss.name == "logistic":
+            self.model = LogisticRegression(
+                l1_ratio=1.0, solver="liblinear", intercept_scaling=_INTERCEPT_SCALING,
+                tol=_TOLERANCE, max_iter=100, random_state=random_state,
+            )
+        else:
+            self.model = Lasso(warm_start=True, tol=_TOLERANCE, max_iter=10_000, selection="cyclic")
+
+    def alpha_max(self):
+        """Smallest strength at which every rule weight is zero (KKT at the intercept-only model)."""
+        if self.Z.shape[1] == 0:
+            return 0.0
+        mean = np.average(self.target, weights=self.weights)
+        gradient = self.Z.T @ (self.weights * (self.target - mean)) / self.weights.sum()
+        return float(np.abs(gradient).max())
+
+    def intercept_only(self, alpha):
+        intercept = self.loss.baseline(self._loss_target(), self.weights)
+        return self._point(alpha, intercept, np.zeros(self.Z.shape[1]))
+
+    def fit(self, alpha):
+        if self.loss.name == "logistic":
+            self.model.set_params(C=1.0 / (alpha * self.weights.sum()))
+        else:
+            self.model.set_params(alpha=alpha)
+        with warnings.catch_warnings():
+            # Strengths near a change of the active set converge slowly; the
+            # tolerance reached is ample for selecting rules.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.model.fit(self.Z, self.target, sample_weight=self.weights)
+        coef = np.ravel(self.model.coef_).copy()
+        return self._point(alpha, float(np.ravel(self.model.intercept_)[0]), coef)
+
+    def _point(self, alpha, intercept, coef):
+        selected = np.flatnonzero(coef)
+        raw = intercept + self.Z[:, selected] @ coef[selected]
+        return _PathPoint(alpha, intercept, coef, self.loss.loss(self._loss_target(), raw, self.weights))
+
+    def _loss_target(self):
+        # rulebook's logistic loss takes y in {-1, +1}.
+        return 2.0 * self.target - 1.0 if self.loss.name == "logistic" else self.target
+
+
+def _regularisation_path(fitter, max_rules, alpha_min):
+    """Walk down the L1 strengths; return the visited points and the chosen one.
+
+    From ``alpha_max`` (no rule) down a geometric grid to ``alpha_min``
+    (``alpha_max * 1e-4`` if None) or until the fit saturates
+    (:func:`_path_saturated`), stopping at the first strength with
+    more than ``max_rules`` rules and bisecting (in log scale) between it and
+    the previous strength. The chosen point is the least regularised one
+    visited with at most ``max_rules`` rules (the last grid point if the cap
+    is never reached). Sizes below ``max_rules`` that the grid skips are
+    then looked for by bisection (:func:`_fill_skipped_sizes`).
+    """
+    alpha_max = fitter.alpha_max()
+    if alpha_max <= 0 or (alpha_min is not None and alpha_min >= alpha_max):
+        point = fitter.intercept_only(alpha_max if alpha_min is None else alpha_min)
+        return [point], point
+    floor = alpha_max * 10.0 ** -_PATH_DECADES if alpha_min is None else alpha_min
+    best = fitter.intercept_only(alpha_max)
+    points = [best]
+    step = 1
+    while True:
+        alpha = max(alpha_max * 10.0 ** (-step / _STEPS_PER_DECADE), floor)
+        point = fitter.fit(alpha)
+        points.append(point)
+        if max_rules is not None and point.n_rules > max_rules:
+            # Bisect between the strengths giving at most and more than max_rules.
+            within, beyond = best.alpha, alpha
+            for _ in range(_BISECTION_STEPS):
+                middle = float(np.sqrt(within * beyond))
+                trial = fitter.fit(middle)
+                points.append(trial)
+                if trial.n_rules <= max_rules:
+                    best, within = trial, middle
+                else:
+                    beyond = middle
+            break
+        if alpha <= floor or _path_saturated(points[0], best, point):
+            best = point
+            break
+        best = point
+        step += 1
+    if max_rules is not None:
+        points += _fill_skipped_sizes(fitter, points, max_rules)
+    return sorted(points, key=lambda p: -p.alpha), best
+
+
+def _path_saturated(null, previous, point):
+    """True when the path has nothing left to gain (glmnet's ``devmax`` and ``fdev``).
+
+    True when 99.9 % of the null model's loss is explained, when the loss
+    changed by less than 1e-5 relatively over the last step, or when every
+    candidate rule is in the model. Without this a separable classification
+    problem would walk all the way down the grid with weights growing
+    without bound.
+    """
+    explained = 1.0 - point.train_loss / null.train_loss if null.train_loss > 0 else 1.0
+    tiny = np.finfo(float).tiny
+    change = abs(previous.train_loss - point.train_loss) / max(previous.train_loss, tiny)
+    return explained >= 0.999 or change < 1e-5 or point.n_rules == len(point.coef)
+
+
+def _fill_skipped_sizes(fitter, points, max_rules):
+    """Path points for the sizes ``1 .. max_rules - 1`` that the grid skipped.
+
+    Near ``alpha_max`` one grid step often adds several rules at once, so
+    the smallest models, the ones users read first, would be missing from
+    the score-versus-rules curve. For each missing size ``k`` the strengths
+    between neighbours with fewer and more than ``k`` rules are bisected
+    until a model with exactly ``k`` rules appears (or the bisection steps
+    run out: the path may jump over ``k`` at a single strength).
+    """
+    found = {p.n_rules for p in points}
+    new = []
+    for k in range(1, max_rules):
+        if k in found:
+            continue
+        ordered = sorted(points + new, key=lambda p: -p.alpha)
+        pairs = zip(ordered, ordered[1:])
+        bracket = next(((a, b) for a, b in pairs if a.n_rules < k < b.n_rules), None)
+        if bracket is None:
+            continue
+        # Strengths giving fewer and more than k rules (fewer at the larger one).
+        fewer, more = bracket[0].alpha, bracket[1].alpha
+        for _ in range(_BISECTION_STEPS):
+            middle = float(np.sqrt(fewer * more))
+            trial = fitter.fit(middle)
+            new.append(trial)
+            found.add(trial.n_rules)
+            if trial.n_rules == k:
+                break
+            if trial.n_rules < k:
+                fewer = middle
+            else:
+                more = middle
+    return new
+
+
+# -- 3. importances ([1], Sec. 6) ---------------------------------------------
+def rule_importances(ensemble):
+    """Global rule importance ``|w_k| sqrt(s_k (1 - s_k))``, ``s_k`` the coverage.
+
+    The weight times the standard deviation of the rule's 0/1 indicator on
+    the training data: the typical change the rule makes to a prediction.
+
+    Parameters
+    ----------
+    ensemble : RuleEnsemble
+        Rules with their training ``coverage``.
+
+    Returns
+    -------
+    ndarray of shape (n_rules,), float64
+    """
+    coverage = np.array([r.coverage for r in ensemble.rules], dtype=np.float64)
+    weights = np.array([r.weight for r in ensemble.rules], dtype=np.float64)
+    return np.abs(weights) * np.sqrt(coverage * (1.0 - coverage))
+
+
+def feature_importances(ensemble, importances=None):
+    """Input variable importance: each rule's importance shared equally by its columns.
+
+    ``J_l = sum over rules k using column l of I_k / m_k`` with ``m_k`` the
+    number of distinct columns in rule ``k``.
+
+    Parameters
+    ----------
+    ensemble : RuleEnsemble
+    importances : array-like of shape (n_rules,), optional
+        Rule importances; :func:`rule_importances` by default.
+
+    Returns
+    -------
+    Series of float64
+        Indexed by ``ensemble.feature_names`` (columns no rule uses get 0).
+    """
+    if importances is None:
+        importances = rule_importances(ensemble)
+    names = list(ensemble.feature_names or ())
+    for rule in ensemble.rules:
+        names.extend(p.feature for p in rule.query if p.feature not in names)
+    result = pd.Series(0.0, index=pd.Index(names, dtype=object), name="importance")
+    for rule, importance in zip(ensemble.rules, importances):
+        features = list(dict.fromkeys(p.feature for p in rule.query))
+        for feature in features:
+            result[feature] += importance / len(features)
+    return result
+
+
+# -- 4. estimators -------------------------------------------------------------
+_PARAMETERS = """
+    max_rules : int >= 0 or None, default=10
+        Largest number of rules: the least regularised model found on the
+        regularisation path with at most this many non-zero rule weights
+        (the ensemble may have fewer when the path skips sizes). ``None``
+        for no cap; then ``alpha`` must be set.
+    alpha : float > 0 or None, default=None
+        Smallest L1 strength, per unit of mean loss (``1/2 mean (y - f)^2``
+        for regression, as scikit-learn's ``Lasso``; the mean logistic loss
+        for classification). With ``max_rules`` set, the model is the least
+        regularised one with at most ``max_rules`` rules among strengths
+        ``>= alpha``.
+    n_estimators : int >= 1, default=300
+        Trees grown; each with ``t`` leaves gives ``2 (t - 1)`` candidate
+        rules (about 1800 with the defaults, before duplicates are removed).
+    tree_size : int >= 2, default=4
+        Mean number of leaves ``L``; tree ``m`` has ``2 + floor(gamma_m)``
+        leaves, ``gamma_m`` exponential with mean ``L - 2`` ([1], Sec. 3).
+    learning_rate : float in (0, 1], default=0.01
+        Shrinkage ``nu`` of the tree ensemble ([1], Algorithm 1).
+    max_samples : int, float in (0, 1] or None, default=None
+        Rows drawn without replacement for each tree: a count, a fraction,
+        or ``None`` for the paper's ``min(N/2, 100 + 6 sqrt(N))``.
+    max_bins : int in [2, 65535] or None, default=255
+        Cut points per numeric column available to the trees (equal-
+        frequency data values, as in the boosting estimators); ``None`` uses
+        every distinct value.
+    include_linear : bool, default=False
+        The paper's winsorised linear terms. A RuleEnsemble cannot hold
+        them, so ``True`` raises ``NotImplementedError`` rather than fit
+        terms the returned model would silently lack.
+    random_state : int, RandomState or None, default=None
+        Seeds tree sizes, subsamples and tree construction.
+"""
+
+_ATTRIBUTES = """
+    ensemble_ : RuleEnsemble
+        The fitted model; rules ordered by decreasing importance.
+    alpha_ : float
+        L1 strength of the fitted model.
+    path_ : DataFrame
+        One row per L1 strength fitted, by decreasing ``alpha``: ``alpha``
+        (float64), ``n_rules`` (int64), ``train_loss`` (float64, rulebook's
+        loss: ``(y - f)^2`` or ``log(1 + exp(-y f))``, weighted mean) and
+        ``ensemble`` (RuleEnsemble, rules by importance).
+    rule_importances_ : ndarray of shape (n_rules,), float64
+        ``|w_k| sqrt(s_k (1 - s_k))`` aligned with ``ensemble_.rules``.
+    feature_importances_ : Series of float64
+        Rule importance shared equally among each rule's columns, indexed
+        by column name.
+    n_candidates_ : int
+        Distinct candidate rules offered to the L1 fit.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
+"""
+
+_REFERENCES = """
+    References
+    ----------
+    .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via
+       rule ensembles. The Annals of Applied Statistics 2(3), 916-954.
+       Sections 2 (Algorithm 1), 3 (rule generation) and 6 (importance).
+    .. [2] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 4 (RuleFit at a given number of rules).
+"""
+
+
+class _RuleFit(BaseEstimator):
+    _loss_name_ = None
+
+    def __init__(self, max_rules=10, *, alpha=None, n_estimators=300, tree_size=4, learning_rate=0.01,
+                 max_samples=None, max_bins=255, include_linear=False, random_state=None):
+        self.max_rules = max_rules
+        self.alpha = alpha
+        self.n_estimators = n_estimators
+        self.tree_size = tree_size
+        self.learning_rate = learning_rate
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.include_linear = include_linear
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Generate candidate rules from trees and fit their weights with an L1 penalty.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Numeric and nominal columns; missing values allowed.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Invalid parameters or input (as for the boosting estimators).
+        NotImplementedError
+            ``include_linear=True``.
+        """
+        self._check_params()
+        frame = as_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        y_encoded = self._encode_target(y, len(frame))
+        weights = check_sample_weight(sample_weight, len(frame))
+        loss = get_loss(self._loss_name_)
+        rng = check_random_state(self.random_state)
+
+        binner = Binner(self.max_bins)
+        matrix, columns = _tree_input(binner, binner.fit_transform(frame, weights))
+        trees = _grow_trees(matrix, y_encoded, weights, loss, self.get_params(), rng)
+        queries = [q for tree in trees for q in _tree_queries(tree, binner, columns)]
+        queries, Z = _candidate_rules(queries, frame, weights)
+
+        fitter = _L1Fitter(Z, y_encoded, weights, loss, rng.randint(2**31 - 1))
+        points, chosen = _regularisation_path(fitter, self.max_rules, self.alpha)
+        by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
+        names = tuple(spec.name for spec in binner.features_)
+        coverage = (weights @ Z) / weights.sum()
+
+        def ensemble(point):
+            return _ensemble(point, queries, coverage, loss.name, names, by_name)
+
+        self._feature_kinds = tuple(spec.kind for spec in binner.features_)
+        self._categories = {s.name: frozenset(s.categories) for s in binner.features_}
+        self.ensemble_ = ensemble(chosen)
+        self.alpha_ = float(chosen.alpha)
+        self.path_ = pd.DataFrame({
+            "alpha": np.array([p.alpha for p in points], dtype=np.float64),
+            "n_rules": np.array([p.n_rules for p in points], dtype=np.int64),
+            "train_loss": np.array([p.train_loss for p in points], dtype=np.float64),
+            "ensemble": pd.Series([ensemble(p) for p in points], dtype=object),
+        })
+        self.rule_importances_ = rule_importances(self.ensemble_)
+        self.feature_importances_ = feature_importances(self.ensemble_, self.rule_importances_)
+        self.n_candidates_ = len(queries)
+        return self
+
+    def _check_params(self):
+        if self.include_linear:
+            raise NotImplementedError(
+                "include_linear=True is not supported: RuleFit's winsorised linear terms cannot be "
+                "represented in a RuleEnsemble, and dropping them after the fit would make the "
+                "returned model differ from the one fitted. Use include_linear=False."
+            )
+        if self.max_rules is None and self.alpha is None:
+            raise ValueError("set max_rules (an int >= 0) or alpha (a float > 0); both are None.")
+        if self.max_rules is not None:
+            _check_int("max_rules", self.max_rules, 0)
+        if self.alpha is not None and not _is_real(self.alpha, lambda v: v > 0):
+            raise ValueError(f"alpha must be a finite number > 0 or None; got {self.alpha!r}.")
+        _check_int("n_estimators", self.n_estimators, 1)
+        _check_int("tree_size", self.tree_size, 2)
+        if not _is_real(self.learning_rate, lambda v: 0 < v <= 1):
+            raise ValueError(f"learning_rate must be in (0, 1]; got {self.learning_rate!r}.")
+        samples = self.max_samples
+        if samples is not None and not (
+            (isinstance(samples, numbers.Integral) and not isinstance(samples, bool) and samples >= 1)
+            or (isinstance(samples, float) and 0 < samples <= 1)
+        ):
+            raise ValueError(
+                f"max_samples must be an int >= 1, a float in (0, 1] or None; got {samples!r}."
+            )
+
+    # -- prediction -----------------------------------------------------------
+    def _raw_predict(self, X):
+        check_is_fitted(self)
+        frame = as_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        names = self.ensemble_.feature_names
+        if self.ensemble_.by_name and not isinstance(X, pd.DataFrame):
+            frame = frame.set_axis(list(names), axis=1)
+        for j, (name, kind) in enumerate(zip(names, self._feature_kinds)):
+            column = frame[name] if self.ensemble_.by_name else frame.iloc[:, j]
+            if kind == NOMINAL:
+                _warn_unseen(name, column, self._categories[name])
+            elif column_kind(name, column) != NUMERIC:
+                raise ValueError(
+                    f"column {name!r} was numeric in fit but has dtype {column.dtype} now; "
+                    "pass numbers (NaN for missing)."
+                )
+            else:
+                numeric_values(name, column)  # rejects infinities
+        return self.ensemble_.decision_function(frame)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _ensemble(point, queries, coverage, loss_name, names, by_name):
+    """The RuleEnsemble of one path point, rules by decreasing importance."""
+    selected = np.flatnonzero(point.coef)
+    rules = [Rule(queries[j], float(point.coef[j]), float(coverage[j])) for j in selected]
+    model = RuleEnsemble(point.intercept, tuple(rules), loss_name, names, by_name)
+    order = np.argsort(-rule_importances(model), kind="stable")
+    return RuleEnsemble(point.intercept, tuple(rules[i] for i in order), loss_name, names, by_name)
+
+
+def _warn_unseen(name, column, seen):
+    present = pd.unique(column.dropna().to_numpy(dtype=object))
+    unseen = [v for v in present if v not in seen]
+    if unseen:
+        warnings.warn(
+            f"column {name!r} has categories not seen in fit, e.g. {unseen[:3]}; "
+            "they satisfy no '==' condition and every '!=' condition.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _is_real(value, condition):
+    return (not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
+            and bool(np.isfinite(value)) and condition(value))
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
+
+
+class RuleFitRegressor(RegressorMixin, _RuleFit):
+    __doc__ = f"""RuleFit for regression (squared loss): a lasso over tree-derived rules.
+
+    Fits ``f(x) = intercept + sum_k w_k q_k(x)`` where the queries ``q_k``
+    are paths of boosted regression trees and the weights minimise
+    ``1/2 mean (y - f)^2 + alpha sum_k |w_k|``. See :mod:`rulebook.rulefit`
+    for the design decisions (data-valued conditions, missing values, no
+    linear terms, rule order).
+
+    Parameters
+    ----------
+{_PARAMETERS}
+    Attributes
+    ----------
+{_ATTRIBUTES}
+    Notes
+    -----
+    The weights are the lasso's, hence shrunk towards zero; with few rules
+    this lowers R^2 compared with boosting's fully fitted weights. Only the
+    squared loss is supported (the paper's Huber-like robust loss and a
+    Poisson loss are not).
+{_REFERENCES}
+    Examples
+    --------
+    >>> from rulebook.rulefit import RuleFitRegressor
+    >>> from rulebook.datasets import load_used_cars
+    >>> X, y = load_used_cars()
+    >>> model = RuleFitRegressor(max_rules=5, n_estimators=50, random_state=0).fit(X, y)
+    >>> len(model.ensemble_) <= 5
+    True
+    """
+
+    _loss_name_ = "squared"
+
+    def _encode_target(self, y, n_rows):
+        return check_target(y, n_rows, numeric=True)
+
+    def predict(self, X):
+        """Predicted values ``f(x)``, shape (n_samples,), float64."""
+        return self._raw_predict(X)
+
+
+class RuleFitClassifier(ClassifierMixin, _RuleFit):
+    __doc__ = f"""RuleFit for binary classification: L1 logistic regression over tree-derived rules.
+
+    The raw score ``f(x)`` is the log odds of ``classes_[1]``; the weights
+    minimise the mean logistic loss plus ``alpha sum_k |w_k|`` (the paper's
+    squared-error ramp loss is not used: the logistic loss makes the model a
+    rulebook ensemble with ``loss="logistic"``). See :mod:`rulebook.rulefit`
+    for the design decisions.
+
+    Parameters
+    ----------
+{_PARAMETERS}
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the positive class.
+{_ATTRIBUTES}
+    Raises
+    ------
+    ValueError
+        At fit, a target with one class or more than two.
+{_REFERENCES}
+    Examples
+    --------
+    >>> from rulebook.rulefit import RuleFitClassifier
+    >>> from rulebook.datasets import load_titanic
+    >>> X, y = load_titanic(dropna=True)
+    >>> model = RuleFitClassifier(max_rules=3, n_estimators=50, random_state=0).fit(X, y)
+    >>> len(model.ensemble_) <= 3
+    True
+    """
+
+    _loss_name_ = "logistic"
+
+    def _encode_target(self, y, n_rows):
+        y = check_target(y, n_rows, numeric=False)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if len(classes) != 2:
+            raise ValueError(
+                "Only binary classification is supported. RuleFitClassifier needs exactly two "
+                f"classes in y; got {len(classes)} class(es) {classes[:5].tolist()}."
+            )
+        self.classes_ = classes
+        return np.where(y == classes[1], 1.0, -1.0)
+
+    def decision_function(self, X):
+        """Raw scores: log odds of ``classes_[1]``, shape (n_samples,), float64."""
+        return self._raw_predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_samples, 2), columns ordered as ``classes_``."""
+        p = expit(self._raw_predict(X))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """Most probable class label, shape (n_samples,)."""
+        scores = self._raw_predict(X)  # first: raises NotFittedError before classes_ is read
+        return self.classes_[(scores > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

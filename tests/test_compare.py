@@ -1,0 +1,174 @@
+"""compare_learners: the tidy score-versus-rules frame; area_under_rules_curve."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import r2_score, roc_auc_score
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+
+from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
+from rulebook.compare import area_under_rules_curve, compare_learners, rules_curve
+from rulebook.datasets import load_ships, load_titanic, load_used_cars
+from rulebook.rulefit import RuleFitClassifier, RuleFitRegressor
+
+COLUMNS = ["learner", "split", "n_rules", "complexity", "score", "metric", "fit_time"]
+
+
+@pytest.fixture(scope="module")
+def titanic_frame():
+    X, y = load_titanic(dropna=True)
+    learners = {"greedy": RuleBoostingClassifier(), "rulefit": RuleFitClassifier(n_estimators=60)}
+    return compare_learners(X, y, learners, n_splits=2, max_rules=4, random_state=0)
+
+
+def test_documented_columns_and_dtypes(titanic_frame):
+    frame = titanic_frame
+    assert frame.columns.tolist() == COLUMNS
+    assert frame.dtypes[["split", "n_rules", "complexity"]].eq("int64").all()
+    assert frame.dtypes[["score", "fit_time"]].eq("float64").all()
+    assert set(frame.learner) == {"greedy", "rulefit"}
+    assert set(frame.split) == {0, 1}
+    assert (frame.metric == "roc_auc").all()
+    assert (frame.fit_time > 0).all()
+    assert frame.n_rules.between(0, 4).all()
+    # Boosting: every size 0..4 once per split; the 0-rule model scores 0.5.
+    greedy = frame[frame.learner == "greedy"]
+    assert greedy.groupby("split").n_rules.apply(list).tolist() == [[0, 1, 2, 3, 4]] * 2
+    assert (greedy.loc[greedy.n_rules == 0, "score"] == 0.5).all()
+    # Complexity is rules plus conditions, so at least 2 per rule.
+    rules = frame[frame.n_rules > 0]
+    assert (rules.complexity >= 2 * rules.n_rules).all()
+    # One fit per learner and split: its time is repeated on the curve's rows.
+    assert frame.groupby(["learner", "split"]).fit_time.nunique().eq(1).all()
+
+
+def test_deterministic_with_random_state(titanic_frame):
+    X, y = load_titanic(dropna=True)
+    learners = {"greedy": RuleBoostingClassifier(), "rulefit": RuleFitClassifier(n_estimators=60)}
+    again = compare_learners(X, y, learners, n_splits=2, max_rules=4, random_state=0)
+    columns = [c for c in COLUMNS if c != "fit_time"]
+    pd.testing.assert_frame_equal(again[columns], titanic_frame[columns])
+    other = compare_learners(X, y, learners, n_splits=2, max_rules=4, random_state=1)
+    assert not other[columns].equals(titanic_frame[columns])
+
+
+def test_scores_are_those_of_the_sliced_ensembles():
+    """The k-rule score of a boosting run is the test AUC of ensemble_[:k]."""
+    X, y = load_titanic(dropna=True)
+    frame = compare_learners(X, y, {"greedy": RuleBoostingClassifier()}, n_splits=1, max_rules=3,
+                             random_state=5)
+    train, test = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=5).split(X, y))
+    model = RuleBoostingClassifier(n_rules=3).fit(X.iloc[train], y.iloc[train])
+    for k in range(4):
+        expected = roc_auc_score(y.iloc[test], model.ensemble_[:k].decision_function(X.iloc[test]))
+        assert frame.loc[frame.n_rules == k, "score"].item() == pytest.approx(expected)
+
+
+def test_rulefit_curve_comes_from_its_regularisation_path():
+    X, y = load_used_cars()
+    model = RuleFitRegressor(max_rules=6, n_estimators=60, random_state=0).fit(X, y)
+    curve = rules_curve(model)
+    sizes = [k for k, _ in curve]
+    assert sizes == sorted(set(sizes)) and sizes[0] == 0 and max(sizes) <= 6
+    for k, ensemble in curve:
+        assert len(ensemble) == k
+        # The least regularised model of that size on the path.
+        rows = model.path_[model.path_.n_rules == k]
+        assert ensemble == rows.loc[rows.alpha.idxmin(), "ensemble"]
+    assert rules_curve(model, max_rules=2)[-1][0] <= 2
+
+
+def test_regression_and_train_score():
+    X, y = load_used_cars()
+    X, y = X.iloc[:600], y.iloc[:600]
+    learners = {"greedy": RuleBoostingRegressor(reg_lambda=10),
+                "rulefit": RuleFitRegressor(n_estimators=40)}
+    frame = compare_learners(X, y, learners, n_splits=2, max_rules=3, return_train_score=True)
+    assert frame.columns.tolist() == COLUMNS + ["train_score"]
+    assert (frame.metric == "r2").all()
+    assert (frame.loc[frame.n_rules == 0, "score"] <= 0.01).all()  # the mean predicts about R^2 0
+    best = frame[frame.n_rules == frame.groupby(["learner", "split"]).n_rules.transform("max")]
+    # RuleFit's lasso weights are strongly shrunk at three rules (the
+    # paper's rf column is low on regression for the same reason).
+    assert (best.score > 0.05).all() and (best.train_score > 0.05).all()
+    assert (best.loc[best.learner == "greedy", "score"] > 0.3).all()
+
+
+def test_poisson_task_is_inferred_and_scored_by_deviance():
+    X, y = load_ships()
+    frame = compare_learners(X, y, {"poisson": RuleBoostingRegressor(loss="poisson", reg_lambda=1)},
+                             n_splits=2, test_size=0.3, max_rules=3)
+    assert (frame.metric == "poisson_deviance").all()
+    assert (frame.score >= 0).all()
+    # Rules lower the deviance on average (lower is better).
+    means = frame.groupby("n_rules").score.mean()
+    assert means.loc[3] < means.loc[0]
+
+
+def test_ndarray_input():
+    X, y = load_used_cars()
+    numeric = X.select_dtypes("number").to_numpy()[:500]
+    frame = compare_learners(numeric, y.to_numpy()[:500], {"greedy": RuleBoostingRegressor(n_rules=2)},
+                             n_splits=1)
+    assert frame.n_rules.tolist() == [0, 1, 2]
+
+
+def test_errors():
+    X, y = load_used_cars()
+    with pytest.raises(ValueError, match="learners is empty"):
+        compare_learners(X, y, {})
+    with pytest.raises(ValueError, match="disagree on the task"):
+        compare_learners(X, y, {"a": RuleBoostingRegressor(), "b": RuleBoostingClassifier()})
+    with pytest.raises(ValueError, match="task must be one of"):
+        compare_learners(X, y, {"a": RuleBoostingRegressor()}, task="ranking")
+    numeric = X.select_dtypes("number")
+    with pytest.raises(TypeError, match="no fitted ensemble_"):
+        compare_learners(numeric, y, {"ols": LinearRegression()}, n_splits=1)
+
+
+# -- area under the score-versus-rules curve ----------------------------------
+def _curve_frame(rows):
+    return pd.DataFrame(rows, columns=["learner", "split", "n_rules", "score"]).assign(metric="r2")
+
+
+def test_area_interpolates_missing_sizes_and_carries_the_last_score_forward():
+    frame = _curve_frame([
+        ("a", 0, 0, 0.0), ("a", 0, 2, 0.4), ("a", 0, 4, 0.8),   # sizes 1, 3 missing; stops at 4
+        ("b", 0, 0, 0.0), ("b", 0, 1, 0.5),
+        ("a", 1, 0, 0.0), ("a", 1, 4, 0.4),
+    ])
+    by_split = area_under_rules_curve(frame, max_rules=5, by_split=True)
+    # a, split 0: sizes 1..5 score 0.2, 0.4, 0.6, 0.8, 0.8.
+    assert by_split[("a", 0)] == pytest.approx(np.mean([0.2, 0.4, 0.6, 0.8, 0.8]))
+    assert by_split[("a", 1)] == pytest.approx(np.mean([0.1, 0.2, 0.3, 0.4, 0.4]))
+    assert by_split[("b", 0)] == pytest.approx(0.5)
+    area = area_under_rules_curve(frame, max_rules=5)
+    assert area.name == "r2"
+    assert area["a"] == pytest.approx((by_split[("a", 0)] + by_split[("a", 1)]) / 2)
+    with pytest.raises(ValueError, match="max_rules must be"):
+        area_under_rules_curve(frame, max_rules=0)
+    with pytest.raises(ValueError, match="lacks columns"):
+        area_under_rules_curve(frame.drop(columns="n_rules"))
+
+
+def test_area_of_a_real_comparison(titanic_frame):
+    area = area_under_rules_curve(titanic_frame, max_rules=4)
+    assert set(area.index) == {"greedy", "rulefit"}
+    assert area.between(0.75, 0.95).all()
+    # It is the mean of the per-split curves at sizes 1..4.
+    greedy = titanic_frame[titanic_frame.learner == "greedy"]
+    expected = greedy[greedy.n_rules > 0].score.mean()
+    assert area["greedy"] == pytest.approx(expected)
+
+
+def test_rulefit_scores_are_those_of_its_path_models():
+    """A learner's own random_state is kept; its curve is scored on the test rows."""
+    X, y = load_used_cars()
+    learner = RuleFitRegressor(n_estimators=40, random_state=11)
+    frame = compare_learners(X, y, {"rulefit": learner}, n_splits=1, max_rules=3, random_state=3)
+    train, test = next(ShuffleSplit(1, test_size=0.2, random_state=3).split(X))
+    model = RuleFitRegressor(max_rules=3, n_estimators=40, random_state=11)
+    model.fit(X.iloc[train], y.iloc[train])
+    expected = {k: r2_score(y.iloc[test], e.predict(X.iloc[test])) for k, e in rules_curve(model)}
+    assert frame.set_index("n_rules").score.to_dict() == pytest.approx(expected)
