@@ -35,7 +35,7 @@ References
 import numpy as np
 
 from ._config import jit
-from ._search_kernels import EQ, GT, LE, N, filter_rows
+from ._search_kernels import EQ, GT, LE, N, build_histograms_serial, filter_rows
 from ._search_kernels import C as C_, G as G_, H as H_
 from .objectives import _objective
 
@@ -231,21 +231,26 @@ def critical_index(X_binned, rows, m, a, prop_feature, prop_op, prop_bin, featur
 
 @jit
 def expand_node(X_binned, rows, g, h, c, code, n_total, reg_lambda,
-                 n_bins, prop_feature, prop_op, prop_bin, feature_start,
-                 value, count, implied, aug_a, aug_b, aug_c, start,
-                 tail, best, alpha, check_core,
-                 scratch, counts, out_a, out_b, out_c, counters, pruned_max):
+                n_bins, is_nominal, prop_feature, prop_op, prop_bin, feature_start,
+                hist, build_hist, value, count, implied, aug_a, aug_b, aug_c, start,
+                tail, best, alpha, check_core,
+                scratch, counts, out_a, out_b, out_c, counters, pruned_max):
     # Algorithm 1, lines 9-14, for one popped node q.
-    # IN: rows (m,) the extent of q in ratio order; value, count, implied (P,)
-    #     from ``score_propositions`` on q's histogram; the augmentation list
-    #     aug_a/b/c[start:] (index, bound, critical index), ascending index;
-    #     tail = tail(q) (-1 for the root); best = obj(q*); alpha the
+    # IN: rows (m,) the extent of q in ratio order; hist (d, B, 4) its
+    #     histogram, built here (serially) if build_hist; the augmentation
+    #     list aug_a/b/c[start:] (index, bound, critical index), ascending
+    #     index; tail = tail(q) (-1 for the root); best = obj(q*); alpha the
     #     approximation factor; check_core False disables core-query
     #     (equivalence) pruning other than q -> p_a.
-    # SCRATCH: scratch (m,) intp; counts (max n_bins + 1,) int64.
+    # SCRATCH: scratch (m,) intp; counts (max n_bins + 1,) int64;
+    #     value, count, implied (P,): ``score_propositions`` of hist.
     # OUT: out_a/b/c: the list A' (entries kept), counters (4,) int64
     #      incremented, pruned_max (1,) largest bound pruned so far.
     # Returns (len(A'), new best value, proposition of the new best or -1).
+    if build_hist:
+        build_histograms_serial(X_binned, rows, g, h, c, hist)
+    score_propositions(hist, n_bins, is_nominal, feature_start, code, n_total, reg_lambda,
+                       float(rows.shape[0]), value, count, implied)
     best_a = -1
     n_out = 0
     # Line 11, hoisted: every evaluable refinement is a valid query, so the

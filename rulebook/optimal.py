@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _bound_kernels as kernels
-from ._search_kernels import EQ, GT, LE, N, NE
+from ._search_kernels import EQ, GT, LE, N_CHANNELS, NE
 from .objectives import _objective
 from .search import SearchResult
 
@@ -86,11 +86,26 @@ class OptimalLearner:
     are handled exactly, including with ``reg_lambda = 0``; see
     :func:`rulebook._bound_kernels.bound`.
 
+    Bounds and values are compared exactly in floating point; they are sums
+    in different orders (the bound along the ratio order, values from
+    histograms), so with real-valued statistics a query that beats the best
+    one by a relative 1e-15 or so may be pruned. The result is then optimal
+    up to that rounding (exact with integer-valued statistics).
+
+    The search is exponential in the worst case. Residuals that look like
+    noise (late boosting rounds, small ``reg_lambda``, many bins) can make
+    it run for hours, and best-first search keeps every open query in
+    memory (a few hundred bytes each; tens of millions are possible): use
+    ``max_bins`` of about 10 or less, a larger ``reg_lambda``,
+    ``time_limit`` or ``max_nodes``. A stopped search returns the best query
+    found with its certified ratio (``history_["certified_ratio"]``).
+
     References
     ----------
     .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
        short than greedy: interpretable models through optimal rule
-       boosting. SDM. Section 3 and Algorithm 1.
+       boosting. SDM. Section 3 and Algorithm 1; Appendix C for the
+       effect of ``reg_lambda`` on the running time.
 
     Examples
     --------
@@ -104,30 +119,35 @@ class OptimalLearner:
     """
 
     order: str = "best_first"
-    max_nodes: object = None
-    time_limit: object = None
+    max_nodes: int | None = None
+    time_limit: float | None = None
     approximation: float = 1.0
 
     name = "optimal"
 
     def __post_init__(self):
         if self.order not in ORDERS:
-            raise ValueError(f"order={self.order!r} is not supported; valid orders are {list(ORDERS)}")
-        if self.max_nodes is not None and not (
-                isinstance(self.max_nodes, (int, np.integer)) and not isinstance(self.max_nodes, bool)
-                and self.max_nodes >= 1):
+            raise ValueError(f"order={self.order!r} is not supported; "
+                             f"valid orders are {list(ORDERS)}")
+        if self.max_nodes is not None and not (_is_number(self.max_nodes, integral=True)
+                                               and self.max_nodes >= 1):
             raise ValueError(f"max_nodes must be an integer >= 1 or None; got {self.max_nodes!r}")
-        if self.time_limit is not None and not (
-                isinstance(self.time_limit, (int, float, np.number)) and self.time_limit > 0):
-            raise ValueError(f"time_limit must be a positive number or None; got {self.time_limit!r}")
-        if not (isinstance(self.approximation, (int, float, np.number))
-                and 0.0 < self.approximation <= 1.0):
+        if self.time_limit is not None and not (_is_number(self.time_limit)
+                                                and self.time_limit > 0):
+            raise ValueError(f"time_limit must be a positive number or None; "
+                             f"got {self.time_limit!r}")
+        if not (_is_number(self.approximation) and 0.0 < self.approximation <= 1.0):
             raise ValueError(f"approximation must be in (0, 1]; got {self.approximation!r}")
 
     def search(self, problem):
         """Find the best query; see :func:`optimal_search`."""
         return optimal_search(problem, order=self.order, max_nodes=self.max_nodes,
                               time_limit=self.time_limit, approximation=self.approximation)
+
+
+def _is_number(value, integral=False):
+    kinds = (int, np.integer) if integral else (int, float, np.integer, np.floating)
+    return isinstance(value, kinds) and not isinstance(value, bool)
 
 
 def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=None,
@@ -155,22 +175,28 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
             Queries taken off the boundary and expanded: one histogram of
             their extent, then all their augmentations examined.
         pruned_bound_immediate
-            Augmentations ``q p_a`` dropped because the bound of their own
-            extent, just computed, is at most ``best / approximation``
-            (or their extent is empty), plus boundary queries discarded when
-            taken off because the best value has risen to their bound.
+            Refinements ``q p_a`` whose own extent, just computed, is empty
+            or has ``approximation * bnd <= best``: the entry is dropped from
+            the list ``A'``, so no sibling considers ``p_a`` again. Plus open
+            queries discarded unexpanded because the best value has since
+            reached their bound.
         pruned_bound_propagated
-            Augmentations skipped without computing their extent because
-            the bound inherited in the augmentation list (computed for the
-            same proposition at the parent, OPUS) is too small.
+            Entries of an inherited augmentation list skipped at line 9 of
+            Algorithm 1 without computing their extent, because their bound
+            (computed at the parent for the parent's refinement by ``p_a``,
+            OPUS) no longer exceeds ``best / approximation``. As entries
+            with small bounds are already dropped when computed (above),
+            this counts only those overtaken by a later rise of the best
+            value; the paper's Table 2 instead counts a dropped entry again
+            in every sibling, so the split differs from it.
         pruned_equivalence_immediate
-            Augmentations found not to yield a new core query by a check at
-            this node: ``q -> p_a`` (same extent as ``q``), or the prefix
-            preservation check (3.6) computing a critical index below ``a``.
+            Refinements found at this node not to be new core queries:
+            ``q -> p_a`` (the extent is unchanged), or the prefix
+            preservation check (3.6) gives a critical index below ``a``.
         pruned_equivalence_propagated
-            Augmentations shown not to be core queries by the critical index
-            inherited in the augmentation list (Theorem 3.2): skipped with
-            their whole subtree by (3.8), or without the prefix check by (3.7).
+            Refinements known not to be core queries from the critical index
+            inherited in the list (Theorem 3.2): skipped with all their
+            extensions by (3.8), or not checked by (3.7).
         certified
             True if the search finished, or stopped with
             ``best >= approximation * (largest open bound)``.
@@ -200,7 +226,7 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not supported; valid orders are {list(ORDERS)}")
     started = time.perf_counter()
-    search = _BranchAndBound(problem, order, approximation)
+    search = _BranchAndBound(problem, order, approximation, started)
     search.run(max_nodes, None if time_limit is None else started + time_limit)
     conditions, rows = search.best_props, search.best_rows
     if shorten:
@@ -271,49 +297,61 @@ def ratio_order(problem):
     g = problem.g[rows]
     w = (problem.c if problem.objective == 1 else problem.h)[rows]
     key = np.zeros(len(rows))
-    np.divide(g, w, out=key, where=w > 0)
+    with np.errstate(over="ignore"):
+        np.divide(g, w, out=key, where=w > 0)
+    # A ratio that overflows (h near the smallest float) must still sort
+    # after the truly infinite ratios of rows with h == 0.
+    np.clip(key, -np.finfo(key.dtype).max, np.finfo(key.dtype).max, out=key)
     zero = (w <= 0) & (g != 0)
     key[zero] = np.copysign(np.inf, g[zero])
     return rows[np.argsort(-key, kind="stable")]
 
 
-class _Node:
-    """An open query: its propositions, extent and augmentation list."""
+class _Parent:
+    """An expanded query with children on the boundary.
 
-    __slots__ = ("props", "rows", "bound", "aug", "start")
+    Its children share its extent (from which each computes its own when
+    expanded) and its augmentation list ``A'``; an open child is just
+    ``(parent, k)``, k its entry in ``A'``. Open queries far outnumber
+    expanded ones in best-first search, so they are kept this small.
+    """
 
-    def __init__(self, props, rows, bound, aug, start):
-        self.props, self.rows, self.bound, self.aug, self.start = props, rows, bound, aug, start
+    __slots__ = ("props", "rows", "aug")
+
+    def __init__(self, props, rows, aug):
+        self.props, self.rows, self.aug = props, rows, aug
 
 
 class _Boundary:
-    """The open queries, in best-bound, FIFO or LIFO order."""
+    """The open queries ``(bound, parent, k)``: best-bound, FIFO or LIFO order."""
 
     def __init__(self, order):
         self.order = order
         self._items = [] if order == "best_first" else deque()
         self._tie = itertools.count()
 
-    def push(self, node):
+    def push(self, bound, parent, k):
         if self.order == "best_first":
             # Ties in the bound: the older query first (deterministic).
-            heapq.heappush(self._items, (-node.bound, next(self._tie), node))
+            heapq.heappush(self._items, (-bound, next(self._tie), parent, k))
         else:
-            self._items.append(node)
+            self._items.append((-bound, 0, parent, k))
 
     def pop(self):
         if self.order == "best_first":
-            return heapq.heappop(self._items)[2]
-        if self.order == "breadth_first":
-            return self._items.popleft()
-        return self._items.pop()
+            item = heapq.heappop(self._items)
+        elif self.order == "breadth_first":
+            item = self._items.popleft()
+        else:
+            item = self._items.pop()
+        return -item[0], item[2], item[3]
 
     def max_bound(self):
         if not self._items:
             return -np.inf
         if self.order == "best_first":
             return -self._items[0][0]
-        return max(node.bound for node in self._items)
+        return -min(item[0] for item in self._items)
 
     def __len__(self):
         return len(self._items)
@@ -322,7 +360,7 @@ class _Boundary:
 class _BranchAndBound:
     """State of one run of Algorithm 1."""
 
-    def __init__(self, problem, order, approximation):
+    def __init__(self, problem, order, approximation, started):
         self.problem = problem
         self.alpha = float(approximation)
         self.space = _PropositionSpace.of(problem)
@@ -346,10 +384,16 @@ class _BranchAndBound:
         self.boundary = _Boundary(order)
         P = len(self.space)
         aug = (np.arange(P, dtype=np.int64), np.full(P, np.inf), np.arange(P, dtype=np.int64))
-        self.boundary.push(_Node((), root, self._bound(root), aug, 0))
-        n_max_bins = int(problem.n_bins.max()) + 1 if len(problem.n_bins) else 1
+        self.root = root
+        self.boundary.push(self._bound(root), _Parent((), root, aug), -1)
+        # Buffers reused by every expansion.
+        n_max_bins = int(problem.n_bins.max()) + 1
         self._counts = np.empty(n_max_bins, np.int64)
-        self._started = time.perf_counter()
+        self._hist = np.empty((problem.n_features, n_max_bins, N_CHANNELS))
+        self._scores = np.empty(P), np.empty(P), np.empty(P, np.bool_)
+        self._scratch = np.empty(len(root), dtype=root.dtype)
+        self._out = np.empty(P, np.int64), np.empty(P), np.empty(P, np.int64)
+        self._started = started
         self.trace = []
 
     def _bound(self, rows):
@@ -364,53 +408,60 @@ class _BranchAndBound:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            node = self.boundary.pop()
-            if self.alpha * node.bound <= self.best_value:
+            bound, parent, k = self.boundary.pop()
+            if self.alpha * bound <= self.best_value:
                 # The best value rose to this query's bound since it was pushed.
                 self.counters[kernels.BOUND_IMMEDIATE] += 1
-                self.pruned_max[0] = max(self.pruned_max[0], node.bound)
+                self.pruned_max[0] = max(self.pruned_max[0], bound)
                 continue
-            if self._expand(node):
+            if self._expand(parent, k):
                 self._record()
         self._record()
 
-    def _expand(self, node):
-        """Lines 7-16 of Algorithm 1; True if the best value improved."""
-        problem, space, rows = self.problem, self.space, node.rows
+    def _expand(self, parent, k):
+        """Lines 7-16 of Algorithm 1 for entry k of the parent's list (root: -1).
+
+        Returns True if the best value improved.
+        """
+        problem, space = self.problem, self.space
+        aug_a, aug_b, aug_c = parent.aug
+        if k < 0:
+            props, rows = parent.props, parent.rows
+        else:
+            a = int(aug_a[k])
+            props, rows = parent.props + (a,), problem.refine(parent.rows, space.condition(a))
         self.nodes_expanded += 1
-        value, count, implied = space.score(problem, problem.histograms(rows), len(rows))
-        aug_a, aug_b, aug_c = node.aug
-        n_left = len(aug_a) - node.start
-        out_a, out_b, out_c = np.empty(n_left, np.int64), np.empty(n_left), np.empty(n_left, np.int64)
-        scratch = np.empty(len(rows), dtype=rows.dtype)
+        # Large extents: the parallel histogram kernel, chosen by the problem.
+        build_hist = not problem._parallel(rows)
+        hist = self._hist if build_hist else problem.histograms(rows)
+        out_a, out_b, out_c = self._out
         n_out, best, best_a = kernels.expand_node(
             problem.X_binned, rows, problem.g, problem.h, problem.c, self.code, self.n_total,
-            self.reg_lambda, problem.n_bins, space.feature, space.op, space.bin,
-            space.feature_start, value, count, implied, aug_a, aug_b, aug_c, node.start,
-            node.props[-1] if node.props else -1, self.best_value, self.alpha, self.check_core,
-            scratch, self._counts, out_a, out_b, out_c, self.counters, self.pruned_max)
+            self.reg_lambda, problem.n_bins, problem.is_nominal, space.feature, space.op,
+            space.bin, space.feature_start, hist, build_hist, *self._scores, aug_a, aug_b,
+            aug_c, k + 1, props[-1] if props else -1, self.best_value,
+            self.alpha, self.check_core, self._scratch, self._counts, out_a, out_b, out_c,
+            self.counters, self.pruned_max)
         improved = best_a >= 0
         if improved:
             self.best_value = float(best)
-            self.best_props = node.props + (int(best_a),)
+            self.best_props = props + (int(best_a),)
             self.best_rows = problem.refine(rows, space.condition(best_a))
-        if self.limit and len(node.props) + 1 >= self.limit:
+        if self.limit and len(props) + 1 >= self.limit:
             return improved  # children would reach the limit: nothing to expand
-        aug = (out_a[:n_out], out_b[:n_out], out_c[:n_out])
-        children = []
-        for k in range(n_out):
-            a = int(out_a[k])
-            # Line 15: only core queries (critical index = own index) are
-            # pushed; without core pruning every kept entry has c == a.
-            if out_c[k] != a or not self.alpha * out_b[k] > self.best_value:
-                continue
-            child_rows = problem.refine(rows, space.condition(a))
-            children.append(_Node(node.props + (a,), child_rows, float(out_b[k]), aug, k + 1))
+        # Line 15: only core queries (critical index = own index) are pushed;
+        # without core pruning every kept entry has c == a.
+        core = np.flatnonzero((out_c[:n_out] == out_a[:n_out])
+                              & (self.alpha * out_b[:n_out] > self.best_value))
+        if not len(core):
+            return improved
+        node = _Parent(props, rows, (out_a[:n_out].copy(), out_b[:n_out].copy(),
+                                     out_c[:n_out].copy()))
         if self.boundary.order == "depth_first":
-            children.reverse()  # pop the lowest proposition first
-        for child in children:
-            self.boundary.push(child)
-        self.nodes_created += len(children)
+            core = core[::-1]  # pop the lowest proposition first
+        for j in core.tolist():
+            self.boundary.push(float(out_b[j]), node, j)
+        self.nodes_created += len(core)
         return improved
 
     def upper_bound(self):
@@ -425,7 +476,7 @@ class _BranchAndBound:
         finished = not self.boundary
         open_bound = self.boundary.max_bound()
         certified = finished or self.best_value >= self.alpha * open_bound
-        ratio = 1.0 if upper <= self.best_value else (self.best_value / upper if upper > 0 else 1.0)
+        ratio = 1.0 if upper <= self.best_value else self.best_value / upper
         return {
             "nodes_created": self.nodes_created,
             "nodes_expanded": self.nodes_expanded,
@@ -449,7 +500,7 @@ def shortest_equivalent(problem, props, rows, space=None):
     proposition order on ties) until only the extent remains; keep the
     original query if that is not strictly shorter (Boley et al. 2021, end
     of Section 3.2; greedy set cover is within a factor ``ln n`` of the
-    shortest).
+    shortest). Finally drop any proposition the others make redundant.
 
     Parameters
     ----------
@@ -478,6 +529,22 @@ def shortest_equivalent(problem, props, rows, space=None):
         p = int(np.argmin(count))
         chosen.append(p)
         outside = problem.refine(outside, space.condition(p))
-    if len(outside):
-        return tuple(props)
-    return tuple(sorted(chosen))
+    best = tuple(props) if len(outside) else tuple(sorted(chosen))
+    return _drop_redundant(problem, best, len(rows), space)
+
+
+def _drop_redundant(problem, props, count, space):
+    """Remove propositions whose absence keeps the extent (``count`` rows).
+
+    Greedy set cover can choose a proposition that later choices make
+    redundant; a core query can contain one too.
+    """
+    props = list(props)
+    for p in reversed(list(props)):
+        rest = [q for q in props if q != p]
+        rows = problem.rows
+        for q in rest:
+            rows = problem.refine(rows, space.condition(q))
+        if len(rows) == count:  # the rest contains the extent, hence equals it
+            props = rest
+    return tuple(props)

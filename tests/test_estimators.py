@@ -11,7 +11,8 @@ from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulebook import GreedyLearner, RuleBoostingClassifier, RuleBoostingRegressor, RuleEnsemble
+from rulebook import (GreedyLearner, OptimalLearner, RuleBoostingClassifier,
+                      RuleBoostingRegressor, RuleEnsemble)
 from rulebook.datasets import load_ships, load_titanic, load_used_cars
 
 ESTIMATORS = [
@@ -21,6 +22,9 @@ ESTIMATORS = [
     RuleBoostingClassifier(n_rules=5),
     RuleBoostingClassifier(n_rules=3, objective="gradient_sum", max_rule_length=2),
     RuleBoostingClassifier(n_rules=3, learner=GreedyLearner()),
+    # A node budget keeps the exact search quick on the checks' noise targets.
+    RuleBoostingClassifier(n_rules=3, learner=OptimalLearner(max_nodes=2000)),
+    RuleBoostingRegressor(n_rules=3, learner=OptimalLearner(max_nodes=2000), max_bins=32),
 ]
 
 

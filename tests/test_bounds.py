@@ -1,0 +1,112 @@
+"""The tight bound of Theorem 3.1 against the maximum over all subsets."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulebook import _bound_kernels as kernels
+from rulebook.optimal import ratio_order
+from rulebook.search import SearchProblem
+
+import naive
+from conftest import binned_problems
+
+
+def subset_maximum(problem, extent):
+    """max {obj(J) : J subset of extent}, by enumerating every subset."""
+    m = len(extent)
+    subsets = ((np.arange(2 ** m)[:, None] >> np.arange(m)) & 1).astype(float)
+    g, h, c = (subsets @ a[extent] for a in (problem.g, problem.h, problem.c))
+    values = naive.objective_value(naive.NAMES[problem.objective], g, h, c, problem.n_total,
+                                   problem.reg_lambda)
+    return float(np.max(values))
+
+
+def kernel_bound(problem, extent):
+    return kernels.bound(extent, len(extent), problem.g, problem.h, problem.c,
+                         problem.objective, problem.n_total, problem.reg_lambda)
+
+
+@st.composite
+def problems_with_extent(draw, integer_stats):
+    """A problem and a sub-extent of its rows, in the search's row order."""
+    problem = draw(binned_problems(max_rows=11, integer_stats=integer_stats))
+    order = ratio_order(problem)
+    keep = np.array(draw(st.lists(st.booleans(), min_size=len(order), max_size=len(order))))
+    return problem, order[keep]
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems_with_extent(integer_stats=True))
+def test_bound_is_tight_with_exact_sums(problem_extent):
+    """Integer statistics: every sum is exact, so equality is exact."""
+    problem, extent = problem_extent
+    assert kernel_bound(problem, extent) == subset_maximum(problem, extent)
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems_with_extent(integer_stats=False))
+def test_bound_is_tight_with_real_statistics(problem_extent):
+    problem, extent = problem_extent
+    np.testing.assert_allclose(kernel_bound(problem, extent), subset_maximum(problem, extent),
+                               rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(binned_problems(max_rows=30, max_features=3))
+def test_bound_is_admissible_for_refinements(problem):
+    """bnd(I(q)) >= obj(q p) and >= obj(q p p') for all propositions p, p'."""
+    candidates = naive.candidates(problem.n_bins, problem.is_nominal)
+    masks = [naive.condition_mask(problem.X_binned, *cond, problem.n_bins)[problem.rows]
+             for cond in candidates]
+    order = ratio_order(problem)
+    name = naive.NAMES[problem.objective]
+    for q in [np.ones(len(problem.rows), bool)] + masks:
+        in_q = np.isin(order, problem.rows[q])
+        bound = kernel_bound(problem, order[in_q])
+        for p in masks:
+            for p2 in [np.ones_like(p)] + masks:
+                sub = problem.rows[q & p & p2]
+                value = naive.objective_value(name, problem.g[sub].sum(), problem.h[sub].sum(),
+                                              problem.c[sub].sum(), problem.n_total,
+                                              problem.reg_lambda)
+                assert bound >= value * (1 - 1e-9) - 1e-12
+
+
+def _problem(g, h, reg_lambda, objective=2):
+    n = len(g)
+    X = np.zeros((n, 1), np.uint16, order="F")
+    return SearchProblem(X, np.array([1]), np.array([False]), np.asarray(g, float),
+                         np.asarray(h, float), np.ones(n), np.arange(n), reg_lambda, objective)
+
+
+def test_zero_hessian_rows_without_regularisation():
+    """lambda = 0 and a row with h = 0: the optimum {0, 2} is neither a prefix
+    nor a suffix of the ratio order; the bound still finds it."""
+    problem = _problem(g=[100.0, 2.0, 0.99], h=[0.0, 2.0, 1.0], reg_lambda=0.0)
+    order = ratio_order(problem)
+    np.testing.assert_array_equal(order, [0, 1, 2])
+    expected = 100.99 ** 2 / (2 * 3 * 1.0)
+    assert subset_maximum(problem, order) == expected
+    assert kernel_bound(problem, order) == expected
+    # The sign of the single h > 0 row may even oppose the h = 0 rows.
+    problem = _problem(g=[100.0, -1.0], h=[0.0, 0.01], reg_lambda=0.0)
+    order = ratio_order(problem)
+    np.testing.assert_allclose(kernel_bound(problem, order), subset_maximum(problem, order))
+    assert subset_maximum(problem, order) > 0
+
+
+def test_ratio_order_is_descending_with_infinite_ratios_at_the_ends():
+    problem = _problem(g=[1.0, -3.0, 0.0, 2.0, 5.0, -1.0, 0.0],
+                       h=[1.0, 0.0, 0.0, 1.0, 0.0, 4.0, 2.0], reg_lambda=1.0)
+    np.testing.assert_array_equal(ratio_order(problem), [4, 3, 0, 2, 6, 5, 1])
+    # The gradient-boosting objective orders by g / c instead.
+    problem.objective = 1
+    problem.c = np.array([1.0, 1.0, 1.0, 4.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(ratio_order(problem), [4, 0, 3, 2, 6, 5, 1])
+
+
+def test_gradient_sum_bound_is_the_larger_one_sided_sum():
+    problem = _problem(g=[1.0, -3.0, 2.0, -0.5], h=[1.0] * 4, reg_lambda=0.0, objective=0)
+    assert kernel_bound(problem, np.arange(4)) == 3.5
+    assert kernel_bound(problem, np.arange(0)) == 0.0
