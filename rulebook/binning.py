@@ -194,11 +194,16 @@ def _check_cut_points(cut_points, frame):
 def _equal_frequency_cuts(values, sample_weight, active, max_bins):
     """Cut points that are data values and split the weight about evenly."""
     keep = active & ~np.isnan(values)
-    present = values[keep]
-    # A plain sort is much cheaper than unique(return_inverse=True), and
-    # the weights per distinct value are needed only when binning coarsens.
-    ordered = np.sort(present)
-    distinct = ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+    present, weights = values[keep], sample_weight[keep]
+    # One sort gives the distinct values and, by run lengths, their weights
+    # (argsort only when the weights differ: a plain sort is cheaper).
+    if len(present) and np.all(weights == weights[0]):
+        ordered, ordered_weights = np.sort(present), None
+    else:
+        order = np.argsort(present, kind="stable")
+        ordered, ordered_weights = present[order], weights[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.empty(0, np.intp)
+    distinct = ordered[starts]
     if len(distinct) <= 1:
         return np.empty(0)
     if max_bins is None or len(distinct) <= max_bins:
@@ -209,7 +214,10 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
                 "set max_bins to an int."
             )
         return distinct[:-1]
-    weight = np.bincount(np.searchsorted(distinct, present), weights=sample_weight[keep])
+    if ordered_weights is None:
+        weight = np.diff(np.r_[starts, len(ordered)]).astype(np.float64)
+    else:
+        weight = np.add.reduceat(ordered_weights, starts)
     cumulative = np.cumsum(weight) / weight.sum()
     targets = np.arange(1, max_bins) / max_bins
     cut = np.unique(np.searchsorted(cumulative, targets, side="left"))

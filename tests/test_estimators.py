@@ -234,3 +234,19 @@ def test_large_predictions_on_read_only_data(monkeypatch):
     fast = model.predict(frozen)
     monkeypatch.setattr(predict, "PREDICT_MIN_WORK", 10**12)
     np.testing.assert_array_equal(fast, model.predict(frozen))
+
+
+@pytest.mark.parametrize("loss, data", [("poisson", load_ships), ("squared", load_used_cars)])
+def test_no_rule_increases_the_training_loss(loss, data):
+    """Regression: on ships the closed-form (Newton) weight overshot."""
+    X, y = data()
+    model = RuleBoostingRegressor(n_rules=8, loss=loss).fit(X, y)
+    train_loss = model.history_["train_loss"].to_numpy()
+    assert np.all(np.diff(train_loss) <= 1e-9 * train_loss[0])
+
+
+def test_classifier_training_loss_never_increases():
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=10, reg_lambda=0.01).fit(X, y)
+    train_loss = model.history_["train_loss"].to_numpy()
+    assert np.all(np.diff(train_loss) <= 1e-12)
