@@ -30,3 +30,13 @@ __all__ = [
 ]
 
 __version__ = "0.1.0.dev0"
+
+
+def __getattr__(name):
+    # The widgets need ipywidgets (the "notebooks" extra); import them only
+    # when asked for, so that the core package does not.
+    if name in ("BoostingExplorer", "LearnerComparison"):
+        from . import widgets
+
+        return getattr(widgets, name)
+    raise AttributeError(f"module 'rulebook' has no attribute {name!r}")

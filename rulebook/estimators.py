@@ -205,6 +205,33 @@ class _RuleBoosting(BaseEstimator):
                 stacklevel=4,
             )
 
+    def explore(self, X_test=None, y_test=None, **kwargs):
+        """Step through the boosting rounds in a notebook widget.
+
+        Parameters
+        ----------
+        X_test, y_test : DataFrame and array-like, optional
+            Held-out data for a test-score column and chart.
+        **kwargs
+            Passed to :class:`rulebook.widgets.BoostingExplorer`
+            (``round=``, ``offline=``).
+
+        Returns
+        -------
+        rulebook.widgets.BoostingExplorer
+
+        Examples
+        --------
+        >>> from rulebook import RuleBoostingClassifier
+        >>> from rulebook.datasets import load_titanic
+        >>> X, y = load_titanic()
+        >>> RuleBoostingClassifier(n_rules=2).fit(X, y).explore().round
+        2
+        """
+        from .widgets import BoostingExplorer
+
+        return BoostingExplorer(self, X_test, y_test, **kwargs)
+
     # -- notebook display -------------------------------------------------
     # Replaces scikit-learn's ReprHTMLMixin: a fitted estimator shows its
     # rules and search statistics, an unfitted one scikit-learn's diagram.

@@ -1,0 +1,513 @@
+"""Jupyter widgets: step through a boosting run, compare learners round by round.
+
+:class:`BoostingExplorer` shows a fitted model after round ``t`` of
+boosting, the rule chosen in that round with its search statistics, and the
+charts of :mod:`rulebook.charts` with round ``t`` emphasised; a play button
+and a slider move ``t``, and clicking a round in a chart moves the slider
+(the charts are Altair ``JupyterChart`` widgets, which report their
+selections back to Python).
+
+:class:`LearnerComparison` fits one model per learner of
+:data:`rulebook.learners.LEARNERS` (with a progress bar) and shows, per
+round, the rule each learner chose, where they differ, and their score
+curves.
+
+Both are ``ipywidgets.VBox`` subclasses whose state lives in Python traits,
+so they are tested without a browser: set ``.round``, call ``.click()`` on
+the buttons, or assign a chart's ``_vl_selections`` as the browser would.
+``ipywidgets`` (and ``anywidget`` for clickable charts) are imported with
+this module; without ``anywidget`` the charts are static images.
+"""
+
+import html
+import time
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import traitlets
+
+from . import charts
+from ._repr_html import _load_css, ensemble_repr, format_percent
+from ._formatting import format_number
+from .learners import LEARNERS
+
+__all__ = ["BoostingExplorer", "LearnerComparison", "available_learners"]
+
+# The three learners of the paper, in the order they are shown.
+PAPER_LEARNERS = ("greedy", "optimal", "orthogonal")
+_SELECTION = "round"
+
+
+def available_learners(learners=PAPER_LEARNERS):
+    """Split learner names into those registered now and those not.
+
+    Parameters
+    ----------
+    learners : sequence of str
+
+    Returns
+    -------
+    (list of str, list of str)
+        The names in :data:`rulebook.learners.LEARNERS`, then the others,
+        both in the given order.
+
+    Examples
+    --------
+    >>> available, missing = available_learners(("greedy", "no-such-learner"))
+    >>> available, missing
+    (['greedy'], ['no-such-learner'])
+    """
+    names = list(dict.fromkeys(learners))
+    return [n for n in names if n in LEARNERS], [n for n in names if n not in LEARNERS]
+
+
+# -- small HTML pieces -------------------------------------------------------------
+def _table(frame, highlight=None, classes="rb-table"):
+    """An escaped HTML table of a DataFrame; row label ``highlight`` emphasised."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in [frame.index.name or ""] + list(frame.columns))
+    rows = []
+    for label, row in frame.iterrows():
+        style = " class=\"rb-current\" style=\"font-weight:bold;background:var(--jp-layout-color2,#eef)\"" \
+            if label == highlight else ""
+        cells = "".join(f"<td>{html.escape(_cell(v))}</td>" for v in [label, *row.tolist()])
+        rows.append(f"<tr{style}>{cells}</tr>")
+    return f"<table class=\"{classes}\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _cell(value):
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    if isinstance(value, (float, np.floating)):
+        return format_number(float(value), 4)
+    return str(value)
+
+
+def _styled(body):
+    # The repr's stylesheet, so the tables look like the model's repr.
+    return f"<div class=\"rb-root\"><style>{_load_css()}</style>{body}</div>"
+
+
+def _round_stats(history, t):
+    """The search statistics of round ``t`` as a two-column table."""
+    if t == 0:
+        return "<p>Round 0 fits the intercept only.</p>"
+    row = history.loc[t]
+    frame = pd.DataFrame({"value": row.astype(object)}).rename_axis("round %d" % t)
+    frame = frame[~frame["value"].isna()]
+    return _table(frame)
+
+
+# -- charts that talk back -------------------------------------------------------
+_OFFLINE_CHART_CLASS = []
+
+
+def _jupyter_chart_class(offline=False):
+    """``alt.JupyterChart``, or a subclass carrying its JavaScript (offline); None without anywidget."""
+    try:
+        import anywidget  # noqa: F401  JupyterChart is a stub without it
+        import altair as alt
+    except ImportError:
+        return None
+    if not offline or alt.JupyterChart._is_offline:
+        return alt.JupyterChart
+    if not _OFFLINE_CHART_CLASS:
+        # What alt.JupyterChart.enable_offline() does, on a subclass, so that
+        # altair's global setting stays the user's: vl-convert bundles vega
+        # into the widget's JavaScript (about 1 MB per chart in the notebook).
+        import vl_convert as vlc
+        from altair.utils._importers import vl_version_for_vl_convert
+
+        lines = alt.JupyterChart._esm.split("\n")
+        while lines and (not lines[0].strip() or lines[0].startswith(("import", "//"))):
+            lines.pop(0)
+        bundle = vlc.javascript_bundle("\n".join(lines), vl_version=vl_version_for_vl_convert())
+        _OFFLINE_CHART_CLASS.append(type("OfflineJupyterChart", (alt.JupyterChart,), {"_esm": bundle}))
+    return _OFFLINE_CHART_CLASS[0]
+
+
+def _round_selection(t):
+    import altair as alt
+
+    value = [{"round": int(t)}]
+    return alt.selection_point(fields=["round"], name=_SELECTION, value=value, on="click", clear=False)
+
+
+def _selected_round(vl_selections):
+    """The round clicked in a chart, from JupyterChart's ``_vl_selections``."""
+    from altair.utils.selection import PointSelection
+
+    raw = (vl_selections or {}).get(_SELECTION)
+    if not raw:
+        return None
+    points = PointSelection.from_vega(_SELECTION, raw.get("value"), raw.get("store", [])).value
+    rounds = [p.get("round") for p in points if isinstance(p, dict) and p.get("round") is not None]
+    return int(rounds[-1]) if rounds else None
+
+
+class _ChartPanel:
+    """One chart kept in step with a round: a JupyterChart, or a static image.
+
+    Each round change re-renders the chart with the round pre-selected, and
+    the browser then reports that initial selection back. Such echoes are
+    not clicks: a reported round equal to one this panel drew in the last
+    ``ECHO_SECONDS`` is ignored, so a stale echo cannot pull the slider back
+    while it is playing or dragged.
+    """
+
+    ECHO_SECONDS = 1.0
+
+    def __init__(self, build, t, on_click, offline=False):
+        self.build = build
+        self.on_click = on_click
+        self._drawn = {}  # round -> time.monotonic() when last drawn
+        cls = _jupyter_chart_class(offline)
+        self.interactive = cls is not None
+        if not self.interactive:
+            self.widget = widgets.Output()
+            self.update(t)
+            return
+        self._drawn[int(t)] = time.monotonic()
+        # SVG rather than canvas: marks are elements, which browsers (and
+        # the browser test) can click and screen readers can label.
+        self.widget = cls(build(selection=_round_selection(t)), embed_options={"renderer": "svg"})
+        self.widget.observe(self._clicked, names="_vl_selections")
+
+    def _clicked(self, change):
+        t = _selected_round(change["new"])
+        if t is None or time.monotonic() - self._drawn.get(t, -np.inf) < self.ECHO_SECONDS:
+            return
+        self.on_click(t)
+
+    def update(self, t):
+        if self.interactive:
+            self._drawn[int(t)] = time.monotonic()
+            self.widget.chart = self.build(selection=_round_selection(t))
+            return
+        self.widget.clear_output(wait=True)
+        with self.widget:
+            from IPython.display import display
+
+            display(self.build(highlight_round=t))
+
+
+def _chart_builders(model, X_test, y_test):
+    """``{title: build(**emphasis)}`` for the charts this model has data for."""
+    builders = {}
+    if X_test is not None and y_test is not None:
+        builders["score by rules"] = lambda **kw: charts.score_curve(
+            {_learner_label(model): model}, X_test, y_test, **kw)
+    builders["rule weights"] = lambda **kw: charts.rule_weights_chart(model, **kw)
+    builders["search effort"] = lambda **kw: charts.search_effort_chart(model, **kw)
+    builders["pruning"] = lambda **kw: charts.pruning_chart(model, **kw)
+    usable = {}
+    for title, build in builders.items():
+        try:
+            build()
+        except (ValueError, KeyError):
+            continue  # e.g. no pruning statistics for greedy search
+        usable[title] = build
+    return usable
+
+
+def _learner_label(model):
+    learner = getattr(model, "learner", "model")
+    return learner if isinstance(learner, str) else type(learner).__name__
+
+
+class BoostingExplorer(widgets.VBox):
+    """Step through the rounds of a fitted boosting model.
+
+    Shows the model after round ``t`` (its rules, as the notebook repr),
+    the scores of every round with round ``t`` marked, the rule chosen in
+    round ``t`` with its search statistics, and the charts with round ``t``
+    emphasised. A play button, a slider and previous/next buttons move
+    ``t``; clicking a round in a chart moves the slider too.
+
+    Parameters
+    ----------
+    model : fitted RuleBoostingClassifier or RuleBoostingRegressor
+        Needs ``ensemble_`` and ``history_``.
+    X_test, y_test : DataFrame and array-like, optional
+        Held-out data: adds a test score column and a score-by-rules chart.
+    round : int, optional
+        Round shown first; default the last one.
+    offline : bool, default=False
+        Ship the charts' JavaScript (vega, via vl-convert) inside the widget,
+        about 1 MB per chart, so they draw without a network. Without it
+        they load from a CDN unless ``alt.JupyterChart.enable_offline()``
+        was called.
+
+    Attributes
+    ----------
+    round : int (trait)
+        The round shown; setting it updates everything.
+    slider : ipywidgets.IntSlider
+    play : ipywidgets.Play
+    previous_button, next_button : ipywidgets.Button
+    rules_html, rule_html, scores_html : ipywidgets.HTML
+        The ensemble after round ``round``; the rule of that round with
+        its search statistics; the per-round scores.
+    charts : dict of {str: widget}
+        ``altair.JupyterChart`` per chart title (``ipywidgets.Output``
+        with a static chart when ``anywidget`` is missing).
+
+    Raises
+    ------
+    ValueError
+        If the model is not fitted.
+
+    Examples
+    --------
+    >>> from rulebook import RuleBoostingClassifier
+    >>> from rulebook.datasets import load_titanic
+    >>> X, y = load_titanic()
+    >>> model = RuleBoostingClassifier(n_rules=3).fit(X, y)
+    >>> explorer = BoostingExplorer(model)
+    >>> explorer.round
+    3
+    >>> explorer.previous_button.click()
+    >>> explorer.round, explorer.slider.value
+    (2, 2)
+    """
+
+    round = traitlets.Int(0)
+
+    def __init__(self, model, X_test=None, y_test=None, *, round=None, offline=False):
+        if not hasattr(model, "ensemble_") or not hasattr(model, "history_"):
+            raise ValueError(f"{type(model).__name__} is not fitted; call fit before exploring it.")
+        self.model = model
+        self.ensemble = model.ensemble_
+        self.history = model.history_
+        self.n_rounds = len(self.ensemble)
+        self.score_table = self._score_table(X_test, y_test)
+        start = self.n_rounds if round is None else int(round)
+        self.slider = widgets.IntSlider(value=start, min=0, max=self.n_rounds, description="round",
+                                        continuous_update=True)
+        self.play = widgets.Play(value=start, min=0, max=self.n_rounds, interval=1000, description="play")
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.previous_button = widgets.Button(description="◀", tooltip="previous round",
+                                              layout=widgets.Layout(width="3em"))
+        self.next_button = widgets.Button(description="▶", tooltip="next round",
+                                          layout=widgets.Layout(width="3em"))
+        self.rules_html = widgets.HTML(layout=widgets.Layout(flex="1 1 55%"))
+        self.rule_html = widgets.HTML(layout=widgets.Layout(flex="1 1 45%"))
+        self.scores_html = widgets.HTML()
+        self.charts = {}
+        self._panels = {}
+        for title, build in _chart_builders(model, X_test, y_test).items():
+            panel = _ChartPanel(build, start, self._set_round, offline)
+            self._panels[title] = panel
+            self.charts[title] = panel.widget
+        chart_tabs = widgets.Tab(children=list(self.charts.values()), titles=list(self.charts))
+        super().__init__(children=[
+            widgets.HBox([self.play, self.previous_button, self.slider, self.next_button]),
+            widgets.HBox([self.rules_html, self.rule_html]),
+            self.scores_html,
+            chart_tabs,
+        ])
+        self.add_class("rb-explorer")
+        self.rules_html.add_class("rb-explorer-rules")
+        traitlets.link((self.slider, "value"), (self, "round"))
+        self.previous_button.on_click(lambda _: self._set_round(self.round - 1))
+        self.next_button.on_click(lambda _: self._set_round(self.round + 1))
+        self.observe(self._show, names="round")
+        self._show({"new": self.round})  # the link has set round = start
+
+    @traitlets.validate("round")
+    def _clip(self, proposal):
+        return int(min(max(proposal["value"], 0), self.n_rounds))
+
+    def _set_round(self, t):
+        self.round = t
+
+    def _score_table(self, X_test, y_test):
+        columns = [c for c in ("rule", "weight", "complexity", "train_loss") if c in self.history]
+        table = self.history[columns].copy()
+        if X_test is not None and y_test is not None:
+            curve = charts.score_curve_data(self.model, X_test, y_test).set_index("round")
+            table[f"test {curve['metric'].iloc[0]}"] = curve["score"]
+        return table
+
+    def _show(self, change):
+        t = change["new"]
+        self.rules_html.value = f"<h4>Model after round {t}</h4>" + ensemble_repr(self.ensemble[:t])
+        if t == 0:
+            chosen = "<h4>Round 0</h4><p>The intercept only.</p>"
+        else:
+            rule = self.ensemble.rules[t - 1]
+            chosen = (f"<h4>Rule of round {t}</h4><p><code>{html.escape(str(rule.query))}</code><br>"
+                      f"weight {format_number(rule.weight, 4)}, coverage {format_percent(rule.coverage)}</p>")
+        self.rule_html.value = _styled(chosen + _round_stats(self.history, t))
+        self.scores_html.value = _styled("<h4>Scores by round</h4>" + _table(self.score_table, highlight=t))
+        for panel in self._panels.values():
+            panel.update(t)
+
+
+class LearnerComparison(widgets.VBox):
+    """Fit several rule learners on the same data and compare them round by round.
+
+    Each available learner is fitted (a progress bar counts the fits); then
+    a slider picks a round and the widget shows the rule each learner chose
+    in that round, marking where they differ, a table of all rounds side by
+    side, and the learners' score curves.
+
+    Parameters
+    ----------
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    learners : sequence of str, optional
+        Learner names; default: those of ``"greedy"``, ``"optimal"``,
+        ``"orthogonal"`` that :data:`rulebook.learners.LEARNERS` has. Names
+        it lacks are skipped with a note in the widget.
+    n_rules : int, default=10
+    task : {"binary", "regression", "poisson"}, optional
+        Default: ``"binary"`` when ``y`` has two values, else
+        ``"regression"``.
+    test_size : float in (0, 1) or None, default=0.2
+        Fraction held out for the score curves (stratified for binary
+        tasks); ``None`` fits and scores on all rows.
+    random_state : int, default=0
+        Seed of the split.
+    verbose : int, default=1
+        ``0`` hides the progress bars (also the per-round bar of each fit).
+    offline : bool, default=False
+        As in :class:`BoostingExplorer`.
+    **params
+        Further estimator parameters (``reg_lambda``, ``max_bins``, ...).
+
+    Attributes
+    ----------
+    models : dict of {str: fitted estimator}
+    notes : list of str
+        E.g. ``"orthogonal: not available yet"``.
+    rules : DataFrame
+        Index ``round``; one column per learner with the rule's condition,
+        and ``differ`` (bool).
+    round : int (trait)
+    slider : ipywidgets.IntSlider
+    progress : ipywidgets.IntProgress
+    round_html, table_html, notes_html : ipywidgets.HTML
+    chart : altair.JupyterChart or ipywidgets.Output
+
+    Raises
+    ------
+    ValueError
+        If none of the learners is available, or an unknown task.
+
+    Examples
+    --------
+    >>> from rulebook.datasets import load_titanic
+    >>> X, y = load_titanic()
+    >>> comparison = LearnerComparison(X, y, learners=["greedy", "no-such"], n_rules=2, verbose=0)
+    >>> comparison.notes
+    ['no-such: not available yet']
+    >>> comparison.rules.columns.tolist()
+    ['greedy', 'differ']
+    """
+
+    round = traitlets.Int(1)
+
+    def __init__(self, X, y, learners=None, *, n_rules=10, task=None, test_size=0.2, random_state=0,
+                 verbose=1, offline=False, **params):
+        from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
+
+        available, missing = available_learners(PAPER_LEARNERS if learners is None else learners)
+        if learners is None:
+            missing = []  # not asked for by name; the default is what is there
+        if not available:
+            raise ValueError(f"none of the learners {list(learners)} is available; "
+                             f"registered learners are {sorted(LEARNERS)}.")
+        y = pd.Series(np.asarray(y), name=getattr(y, "name", None))
+        task = task or ("binary" if y.nunique() == 2 else "regression")
+        if task not in ("binary", "regression", "poisson"):
+            raise ValueError(f"task must be 'binary', 'regression' or 'poisson'; got {task!r}.")
+        self.task = task
+        self.X_train, self.X_test, self.y_train, self.y_test = _split(X, y, task, test_size, random_state)
+        self.notes = [f"{name}: not available yet" for name in missing]
+        self.progress = widgets.IntProgress(value=0, min=0, max=len(available), description="fitting",
+                                            bar_style="info")
+        self.notes_html = widgets.HTML(_notes_html(self.notes))
+        super().__init__(children=[self.progress, self.notes_html])
+        if not verbose:
+            self.progress.layout.display = "none"
+        self.add_class("rb-comparison")
+        self.models = {}
+        for name in available:
+            self.progress.description = name
+            if task == "binary":
+                estimator = RuleBoostingClassifier(n_rules=n_rules, learner=name, verbose=verbose, **params)
+            else:
+                loss = "poisson" if task == "poisson" else "squared"
+                estimator = RuleBoostingRegressor(n_rules=n_rules, learner=name, loss=loss, verbose=verbose,
+                                                  **params)
+            self.models[name] = estimator.fit(self.X_train, self.y_train)
+            self.progress.value += 1
+        self.progress.description = "fitted"
+        self.progress.bar_style = "success"
+        self.rules = _rules_side_by_side(self.models)
+        self.n_rounds = max(len(m.ensemble_) for m in self.models.values())
+        self.slider = widgets.IntSlider(value=min(1, self.n_rounds), min=0, max=self.n_rounds,
+                                        description="round")
+        self.round_html = widgets.HTML()
+        self.table_html = widgets.HTML()
+        self._panel = _ChartPanel(
+            lambda **kw: charts.score_curve(self.models, self.X_test, self.y_test, **kw),
+            self.slider.value, self._set_round, offline)
+        self.chart = self._panel.widget
+        self.children = [self.progress, self.notes_html, self.slider, self.round_html, self.chart,
+                         self.table_html]
+        traitlets.link((self.slider, "value"), (self, "round"))
+        self.observe(self._show, names="round")
+        self._show({"new": self.round})
+
+    @traitlets.validate("round")
+    def _clip(self, proposal):
+        return int(min(max(proposal["value"], 0), getattr(self, "n_rounds", proposal["value"])))
+
+    def _set_round(self, t):
+        self.round = t
+
+    def _show(self, change):
+        t = change["new"]
+        if t == 0:
+            body = "<p>Round 0: every learner fits the same intercept.</p>"
+        else:
+            row = self.rules.loc[t]
+            frame = pd.DataFrame({"rule": row.drop("differ")}).rename_axis("learner")
+            for name, model in self.models.items():
+                history = model.history_
+                frame.loc[name, "weight"] = history["weight"].get(t, np.nan)
+                frame.loc[name, "train loss"] = history["train_loss"].get(t, np.nan)
+            verdict = "the learners differ" if row["differ"] else "all learners agree"
+            body = f"<p>Round {t}: <b>{verdict}</b>.</p>" + _table(frame)
+        self.round_html.value = _styled(body)
+        self.table_html.value = _styled("<h4>Rules by round</h4>" + _table(self.rules, highlight=t))
+        self._panel.update(t)
+
+
+def _notes_html(notes):
+    return "".join(f"<p class=\"rb-note\">{html.escape(note)}</p>" for note in notes)
+
+
+def _split(X, y, task, test_size, random_state):
+    if test_size is None:
+        return X, y, X, y
+    from sklearn.model_selection import train_test_split
+
+    stratify = y if task == "binary" else None
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=test_size, random_state=random_state, stratify=stratify)
+    return X_train, X_test, y_train, y_test
+
+
+def _rules_side_by_side(models):
+    """Index ``round`` (1..), a column of conditions per learner, and ``differ``."""
+    n = max(len(m.ensemble_) for m in models.values())
+    columns = {}
+    for name, model in models.items():
+        rules = [str(rule.query) for rule in model.ensemble_.rules]
+        columns[name] = rules + [""] * (n - len(rules))
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(1, n + 1, name="round"))
+    frame["differ"] = frame.nunique(axis=1) > 1
+    return frame

@@ -1,0 +1,120 @@
+"""The offline HTML report (``rulebook.report``) and ``rulebook compare``."""
+
+import re
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("vl_convert")
+
+from rulebook import RuleBoostingClassifier, RuleBoostingRegressor  # noqa: E402
+from rulebook.cli import main  # noqa: E402
+from rulebook.datasets import load_titanic, make_noisy_parity  # noqa: E402
+from rulebook.learners import LEARNERS  # noqa: E402
+from rulebook.report import chart_svg, comparison_report, score_table, write_report  # noqa: E402
+
+
+def assert_offline(page):
+    """No scripts, no stylesheets or images from elsewhere: opens without a network."""
+    assert "<script" not in page.lower()
+    assert "<link" not in page.lower()
+    # Only the SVG namespaces may look like addresses.
+    urls = set(re.findall(r"https?://[^\"'\s)<>]+", page))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
+    assert "src=" not in page and "url(" not in page
+
+
+@pytest.fixture(scope="module")
+def titanic_models():
+    X, y = load_titanic()
+    X_train, y_train, X_test, y_test = X.iloc[:900], y.iloc[:900], X.iloc[900:], y.iloc[900:]
+    models = {"greedy": RuleBoostingClassifier(n_rules=3).fit(X_train, y_train),
+              "greedy, lambda 30": RuleBoostingClassifier(n_rules=3, reg_lambda=30).fit(X_train, y_train)}
+    return models, X_test, y_test
+
+
+def test_report_is_self_contained(titanic_models):
+    models, X_test, y_test = titanic_models
+    page = comparison_report(models, X_test, y_test, title="Titanic <test>", notes=["a & b"])
+    assert page.startswith("<!DOCTYPE html>") and page.endswith("</html>")
+    assert_offline(page)
+    assert "<title>Titanic &lt;test&gt;</title>" in page and "a &amp; b" in page
+    # Score curve + weights + effort per model.
+    assert page.count("<svg") == 1 + 2 * len(models)
+    for name, model in models.items():
+        assert f"Learner: {name}" in page
+        assert "RuleBoostingClassifier" in page
+    # The reprs bring their stylesheet inline.
+    assert page.count("<style>") >= 1 + len(models)
+
+
+def test_score_table_is_wide(titanic_models):
+    models, X_test, y_test = titanic_models
+    table = score_table(models, X_test, y_test)
+    assert table.columns.tolist() == ["rules", *models]
+    assert table["rules"].tolist() == [0, 1, 2, 3]
+    assert table.iloc[0, 1] == pytest.approx(0.5)  # the intercept ranks nobody
+
+
+def test_report_of_an_optimal_model_has_the_pruning_chart(tmp_path):
+    X, y = make_noisy_parity(n_samples=200, random_state=0)
+    model = RuleBoostingClassifier(n_rules=2, learner="optimal", reg_lambda=10, max_bins=8).fit(X, y)
+    path = write_report(tmp_path / "r.html", {"optimal": model}, X, y)
+    page = path.read_text(encoding="utf-8")
+    assert_offline(page)
+    assert page.count("<svg") == 4
+
+
+def test_chart_svg_is_plain_svg():
+    import altair as alt
+
+    svg = chart_svg(alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_bar().encode(x="x"))
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+
+
+# -- rulebook compare ---------------------------------------------------------------
+def test_compare_prints_every_learner_and_writes_a_report(tmp_path, capsys):
+    path = tmp_path / "parity.csv"
+    X, y = make_noisy_parity(n_samples=200, random_state=0)
+    X.assign(label=y).to_csv(path, index=False)
+    report = tmp_path / "report.html"
+    argv = ["compare", str(path), "--target", "label", "--rules", "2", "--max-bins", "8",
+            "--reg-lambda", "10", "--report", str(report)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    for name in LEARNERS:
+        assert f"== {name} (" in out
+    assert out.count("(intercept)") == len(LEARNERS)
+    assert "test ROC AUC by number of rules:" in out
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("rules"))
+    assert header.split()[0] == "rules" and all(name in header for name in LEARNERS)
+    assert f"report written to {report}" in out
+    page = report.read_text(encoding="utf-8")
+    assert_offline(page)
+    assert all(f"Learner: {name}" in page for name in LEARNERS)
+
+
+def test_compare_bundled_dataset_one_learner(capsys):
+    assert main(["compare", "titanic", "--learners", "greedy", "--rules", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "titanic: binary" in out and "== greedy" in out and "report written" not in out
+
+
+def test_compare_regression_csv(tmp_path, capsys):
+    path = tmp_path / "cars.csv"
+    pd.DataFrame({"a": range(40), "kind": ["u", "v"] * 20,
+                  "price": [i % 7 + (i > 20) * 5 for i in range(40)]}).to_csv(path, index=False)
+    assert main(["compare", str(path), "--target", "price", "--rules", "2", "--learners", "greedy"]) == 0
+    assert "test R^2 by number of rules:" in capsys.readouterr().out
+
+
+def test_compare_unknown_learner_is_an_error(capsys):
+    assert main(["compare", "titanic", "--learners", "greedy", "no-such-learner"]) == 2
+    assert "not available" in capsys.readouterr().err
+
+
+def test_regressor_report_offline(tmp_path):
+    X = pd.DataFrame({"a": range(30)})
+    y = (X["a"] > 10) * 2.0
+    page = comparison_report({"greedy": RuleBoostingRegressor(n_rules=1).fit(X, y)}, X, y)
+    assert_offline(page)
