@@ -65,8 +65,9 @@ _PARAMETERS = """
         Explicit cut points for some numeric columns.
     max_rule_length : int >= 1 or None, default=None
         Most conditions per rule; ``None`` for no limit.
-    verbose : int, default=0
-        ``> 0`` shows a progress bar over boosting rounds.
+    verbose : int, default=1
+        ``1`` shows a progress bar over boosting rounds once a fit has run
+        for two seconds (short fits stay silent); ``0`` never shows it.
 """
 
 _ATTRIBUTES = """
@@ -86,7 +87,7 @@ class _RuleBoosting(BaseEstimator):
     _loss_name = None
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
-                 max_bins=255, cut_points=None, max_rule_length=None, verbose=0):
+                 max_bins=255, cut_points=None, max_rule_length=None, verbose=1):
         self.n_rules = n_rules
         self.learner = learner
         self.objective = objective
@@ -134,7 +135,10 @@ class _RuleBoosting(BaseEstimator):
         weights = check_sample_weight(sample_weight, len(frame))
         binner = Binner(self.max_bins, self.cut_points)
         X_binned = binner.fit_transform(frame, weights)
-        progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose, leave=False)
+        # tqdm.auto: a widget in notebooks, text elsewhere; delay keeps quick
+        # fits silent.
+        progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose,
+                        leave=False, delay=2.0)
         with progress:
             intercept, rules, history = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner, y=y_encoded, sample_weight=weights,
@@ -294,7 +298,7 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     """
 
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
-                 reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=0):
+                 reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=1):
         super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
                          max_bins=max_bins, cut_points=cut_points,
                          max_rule_length=max_rule_length, verbose=verbose)
