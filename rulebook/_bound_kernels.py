@@ -32,7 +32,6 @@ References
    Algorithm 1.
 """
 
-import numpy as np
 
 from ._config import jit
 from ._search_kernels import EQ, GT, LE, N, build_histograms_serial, filter_rows

@@ -5,11 +5,13 @@ Every error names the column or parameter and what would be valid
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 from sklearn.utils import check_array, column_or_1d
+from sklearn.utils.validation import validate_data
 
 NUMERIC, NOMINAL = "numeric", "nominal"
 
@@ -146,3 +148,55 @@ def check_sample_weight(sample_weight, n_rows):
     if weights.sum() <= 0:
         raise ValueError("sample_weight sums to zero; at least one row needs positive weight.")
     return weights
+
+
+def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
+    """Validate prediction input against what a fitted estimator saw in fit.
+
+    Checks the number and names of columns (scikit-learn's contract), that
+    numeric columns are still numeric and finite, and warns about nominal
+    categories not seen in fit (they satisfy no ``==`` and every ``!=``).
+
+    Returns
+    -------
+    DataFrame
+        ``X`` as a frame whose columns the ensemble can find by name.
+
+    Raises
+    ------
+    ValueError
+        Wrong number or names of columns, a numeric column with
+        non-numeric values, infinite values.
+    """
+    frame = as_frame(X)
+    # On the caller's X: the names x0, x1, ... of as_frame are not feature names.
+    validate_data(estimator, X, skip_check_array=True, reset=False)
+    names = ensemble.feature_names
+    if ensemble.by_name and not isinstance(X, pd.DataFrame):
+        # Positional input for a model fitted on named columns: scikit-learn
+        # has warned; evaluate by position under the training names.
+        frame = frame.set_axis(list(names), axis=1)
+    for j, (name, kind) in enumerate(zip(names, feature_kinds)):
+        column = frame[name] if ensemble.by_name else frame.iloc[:, j]
+        if kind == NUMERIC:
+            if column_kind(name, column) != NUMERIC:
+                raise ValueError(
+                    f"column {name!r} was numeric in fit but has dtype {column.dtype} now; "
+                    "pass numbers (NaN for missing)."
+                )
+            numeric_values(name, column)
+        else:
+            _warn_unseen(name, column, categories[name])
+    return frame
+
+
+def _warn_unseen(name, column, seen):
+    present = pd.unique(column.dropna().to_numpy(dtype=object))
+    unseen = [v for v in present if v not in seen]
+    if unseen:
+        warnings.warn(
+            f"column {name!r} has categories not seen in fit, e.g. {unseen[:3]}; "
+            "they satisfy no '==' condition and every '!=' condition.",
+            UserWarning,
+            stacklevel=5,
+        )

@@ -6,7 +6,6 @@ loop (:mod:`rulebook.boosting`) and stores a plain-value
 """
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -17,12 +16,10 @@ from tqdm.auto import tqdm
 
 from ._validation import (
     NOMINAL,
-    NUMERIC,
     as_frame,
+    check_prediction_frame,
     check_sample_weight,
     check_target,
-    column_kind,
-    numeric_values,
 )
 from .binning import Binner
 from .boosting import BoostingSetup, fit_boosting
@@ -173,41 +170,8 @@ class _RuleBoosting(BaseEstimator):
         than in ``fit``, non-numeric values in a numeric column, infinities.
         """
         check_is_fitted(self)
-        frame = self._prediction_frame(X)
+        frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
         return self.ensemble_.decision_function(frame)
-
-    def _prediction_frame(self, X):
-        frame = as_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        names = self.ensemble_.feature_names
-        if self.ensemble_.by_name and not isinstance(X, pd.DataFrame):
-            # Positional input for a model fitted on named columns: sklearn
-            # has warned; evaluate by position under the training names.
-            frame = frame.set_axis(list(names), axis=1)
-        for j, (name, kind) in enumerate(zip(names, self._feature_kinds)):
-            column = frame[name] if self.ensemble_.by_name else frame.iloc[:, j]
-            self._check_column(name, kind, column)
-        return frame
-
-    def _check_column(self, name, kind, column):
-        if kind == NUMERIC:
-            if column_kind(name, column) != NUMERIC:
-                raise ValueError(
-                    f"column {name!r} was numeric in fit but has dtype {column.dtype} now; "
-                    "pass numbers (NaN for missing)."
-                )
-            numeric_values(name, column)
-            return
-        seen = self._categories[name]
-        present = pd.unique(column.dropna().to_numpy(dtype=object))
-        unseen = [v for v in present if v not in seen]
-        if unseen:
-            warnings.warn(
-                f"column {name!r} has categories not seen in fit, e.g. {unseen[:3]}; "
-                "they satisfy no '==' condition and every '!=' condition.",
-                UserWarning,
-                stacklevel=4,
-            )
 
     def explore(self, X_test=None, y_test=None, **kwargs):
         """Step through the boosting rounds in a notebook widget.

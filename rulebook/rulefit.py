@@ -83,9 +83,8 @@ from ._validation import (
     NUMERIC,
     as_frame,
     check_sample_weight,
+    check_prediction_frame,
     check_target,
-    column_kind,
-    numeric_values,
 )
 from .binning import EQ, GT, LE, NE, Binner
 from .losses import get_loss
@@ -686,22 +685,7 @@ class _RuleFit(BaseEstimator):
     # -- prediction -----------------------------------------------------------
     def _raw_predict(self, X):
         check_is_fitted(self)
-        frame = as_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        names = self.ensemble_.feature_names
-        if self.ensemble_.by_name and not isinstance(X, pd.DataFrame):
-            frame = frame.set_axis(list(names), axis=1)
-        for j, (name, kind) in enumerate(zip(names, self._feature_kinds)):
-            column = frame[name] if self.ensemble_.by_name else frame.iloc[:, j]
-            if kind == NOMINAL:
-                _warn_unseen(name, column, self._categories[name])
-            elif column_kind(name, column) != NUMERIC:
-                raise ValueError(
-                    f"column {name!r} was numeric in fit but has dtype {column.dtype} now; "
-                    "pass numbers (NaN for missing)."
-                )
-            else:
-                numeric_values(name, column)  # rejects infinities
+        frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
         return self.ensemble_.decision_function(frame)
 
     def __sklearn_tags__(self):
@@ -719,18 +703,6 @@ def _ensemble(point, queries, coverage, loss_name, names, by_name):
     model = RuleEnsemble(point.intercept, tuple(rules), loss_name, names, by_name)
     order = np.argsort(-rule_importances(model), kind="stable")
     return RuleEnsemble(point.intercept, tuple(rules[i] for i in order), loss_name, names, by_name)
-
-
-def _warn_unseen(name, column, seen):
-    present = pd.unique(column.dropna().to_numpy(dtype=object))
-    unseen = [v for v in present if v not in seen]
-    if unseen:
-        warnings.warn(
-            f"column {name!r} has categories not seen in fit, e.g. {unseen[:3]}; "
-            "they satisfy no '==' condition and every '!=' condition.",
-            UserWarning,
-            stacklevel=4,
-        )
 
 
 def _is_real(value, condition):
