@@ -7,6 +7,12 @@ curve (Table 1). :func:`compare_learners` returns the curves as one tidy
 DataFrame (one row per learner, split and model size), ready for charts;
 :func:`area_under_rules_curve` computes the Table 1 summary from it.
 
+The same frame, with ``return_risk=True``, also serves the protocol of Yang
+et al. (2024), Section 4: the test risk normalised by the risk of the
+intercept-only model, against the complexity of the model (rules plus
+conditions), averaged over the complexity levels ``1 .. 50`` by
+:func:`area_under_complexity_curve` (their Table 5).
+
 How a curve is made
 -------------------
 * Boosting estimators (``RuleBoostingRegressor``/``Classifier``) are fitted
@@ -26,6 +32,8 @@ References
 .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
    than greedy: interpretable models through optimal rule boosting. SDM.
    Section 4 and Table 1.
+.. [2] Yang, F., et al. (2024). Orthogonal gradient boosting for simpler
+   additive rule ensembles. AISTATS. Section 4 and Table 5 (supplement).
 """
 
 import time
@@ -37,14 +45,17 @@ from sklearn.metrics import mean_poisson_deviance, r2_score, roc_auc_score
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
-__all__ = ["compare_learners", "area_under_rules_curve", "rules_curve"]
+from .losses import get_loss
+
+__all__ = ["compare_learners", "area_under_rules_curve", "area_under_complexity_curve", "rules_curve"]
 
 _METRICS = {"binary": "roc_auc", "regression": "r2", "poisson": "poisson_deviance"}
 _COLUMNS = ["learner", "split", "n_rules", "complexity", "score", "metric", "fit_time"]
 
 
 def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, max_rules=None,
-                     random_state=0, return_train_score=False):
+                     random_state=0, return_train_score=False, return_risk=False,
+                     history_columns=()):
     """Test score against number of rules over repeated random splits.
 
     Parameters
@@ -74,6 +85,20 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
         is kept when set.
     return_train_score : bool, default=False
         Add a ``train_score`` column (same metric on the training split).
+    return_risk : bool, default=False
+        Add ``risk``, the mean test loss under the loss the model was fitted
+        with (logistic, squared or Poisson, as in :mod:`rulebook.losses`),
+        and ``normalised_risk``, that risk divided by the test risk of the
+        intercept-only model fitted on the training split (the "offset
+        rule" normalisation of Yang et al. 2024, Section 4; 1 means no
+        better than a constant). With ``return_train_score`` also
+        ``train_normalised_risk``, on the training split.
+    history_columns : sequence of str, default=()
+        Columns of a boosting estimator's ``history_`` to copy onto its
+        rows: the row with ``n_rules=k`` gets round ``k`` (round 0 is the
+        intercept). For example ``("certified",)`` records whether each
+        round of the optimal learner was proved optimal. Learners without
+        a ``history_`` holding the column (RuleFit) get missing values.
 
     Returns
     -------
@@ -85,12 +110,14 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
         (str: ``"roc_auc"``, ``"r2"`` or ``"poisson_deviance"``),
         ``fit_time`` (float64, seconds of the single fit that produced the
         split's curve, repeated on its rows) and optionally
-        ``train_score`` (float64).
+        ``train_score`` (float64), ``risk``, ``normalised_risk``,
+        ``train_normalised_risk`` (float64) and the ``history_columns``.
 
     Raises
     ------
     ValueError
-        Empty ``learners``, an unknown or uninferable ``task``.
+        Empty ``learners``, an unknown or uninferable ``task``, a
+        ``history_columns`` name that clashes with a column above.
     TypeError
         A fitted learner without a RuleEnsemble ``ensemble_``.
 
@@ -112,6 +139,13 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     task = _infer_task(learners) if task is None else task
     if task not in _METRICS:
         raise ValueError(f"task must be one of {sorted(_METRICS)} or None; got {task!r}.")
+    history_columns = [history_columns] if isinstance(history_columns, str) else list(history_columns)
+    columns = _COLUMNS + (["train_score"] if return_train_score else [])
+    if return_risk:
+        columns += ["risk", "normalised_risk"] + (["train_normalised_risk"] if return_train_score else [])
+    clashes = sorted(set(history_columns) & set(columns))
+    if clashes:
+        raise ValueError(f"history_columns {clashes} clash with the frame's own columns.")
     splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state)
     seeds = check_random_state(random_state).randint(2**31 - 1, size=n_splits)
@@ -124,6 +158,7 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
             start = time.perf_counter()
             estimator.fit(X_train, y_array[train])
             fit_time = time.perf_counter() - start
+            history = _history_values(estimator, history_columns)
             for n_rules, ensemble in rules_curve(estimator, max_rules):
                 row = {
                     "learner": name, "split": split, "n_rules": n_rules,
@@ -133,11 +168,16 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
                 }
                 if return_train_score:
                     row["train_score"] = _score(task, estimator, ensemble, X_train, y_array[train])
+                if return_risk:
+                    row.update(_risks(estimator, ensemble, X_train, y_array[train], X_test, y_array[test],
+                                      return_train_score))
+                for column in history_columns:
+                    row[column] = history[column].get(n_rules, np.nan)
                 rows.append(row)
-    columns = _COLUMNS + (["train_score"] if return_train_score else [])
-    frame = pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns + history_columns)
+    floats = ["score", "fit_time"] + [c for c in columns if c.endswith("risk")]
     return frame.astype({"split": "int64", "n_rules": "int64", "complexity": "int64",
-                         "score": "float64", "fit_time": "float64"})
+                         **dict.fromkeys(floats, "float64")})
 
 
 def rules_curve(estimator, max_rules=None):
@@ -226,6 +266,109 @@ def area_under_rules_curve(frame, max_rules=10, by_split=False):
     name = frame["metric"].iloc[0] if "metric" in frame and len(frame) else "score"
     result = pd.Series(list(values.values()), index=index, dtype=np.float64, name=name)
     return result if by_split else result.groupby(level="learner", sort=False).mean()
+
+
+def area_under_complexity_curve(frame, max_complexity=50, value="normalised_risk", by_split=False):
+    """Mean of a curve over the complexity levels ``1 .. max_complexity`` (Yang et al. 2024, Table 5).
+
+    Yang et al. average the normalised risk "over cognitive complexities
+    between 1 and 50". At complexity level ``c`` the model counted is the
+    largest one (most rules) of complexity at most ``c`` -- what boosting
+    until the budget ``c`` is spent gives; below the first rule's
+    complexity that is the intercept-only model (complexity 0). The
+    result is the mean of that step function over ``c = 1 .. max_complexity``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Output of :func:`compare_learners` (with ``return_risk=True`` for
+        the default ``value``).
+    max_complexity : int >= 1, default=50
+    value : str, default="normalised_risk"
+        Column averaged, e.g. ``"normalised_risk"``, ``"risk"`` or
+        ``"score"``.
+    by_split : bool, default=False
+        One value per learner and split instead of the mean over splits.
+
+    Returns
+    -------
+    Series of float64
+        Indexed by ``learner`` (or ``learner`` and ``split``), named
+        ``value``. NaN for a learner and split whose smallest model is
+        already more complex than ``c = 1`` would allow and that has no
+        intercept-only row (this does not happen for boosting).
+
+    Raises
+    ------
+    ValueError
+        If ``max_complexity < 1`` or the frame lacks the needed columns.
+
+    Notes
+    -----
+    Yang et al. choose ``reg_lambda`` per model size by cross-validation,
+    so their complexity need not grow with the number of rules; for a
+    fixed ``reg_lambda`` it does, and "largest model within the budget"
+    is the last one of the boosting run that fits.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"learner": "a", "split": 0, "n_rules": [0, 1, 2],
+    ...                       "complexity": [0, 2, 5], "normalised_risk": [1.0, 0.5, 0.25]})
+    >>> float(area_under_complexity_curve(frame, max_complexity=6)["a"])  # (1 + 0.5*3 + 0.25*2) / 6
+    0.5
+    """
+    if isinstance(max_complexity, bool) or not isinstance(max_complexity, (int, np.integer)) \
+            or max_complexity < 1:
+        raise ValueError(f"max_complexity must be an int >= 1; got {max_complexity!r}.")
+    missing = {"learner", "split", "n_rules", "complexity", value} - set(frame.columns)
+    if missing:
+        raise ValueError(f"frame lacks columns {sorted(missing)}; pass the output of "
+                         "compare_learners (return_risk=True for the risk columns).")
+    levels = np.arange(1, max_complexity + 1)
+    values = {}
+    for (learner, split), group in frame.groupby(["learner", "split"], sort=False):
+        group = group.sort_values("n_rules", kind="stable")
+        complexity = group["complexity"].to_numpy()
+        curve = group[value].to_numpy(np.float64)
+        # For each level, the last model (most rules) whose complexity fits.
+        fits = complexity[None, :] <= levels[:, None]
+        last = np.where(fits.any(axis=1), fits.shape[1] - 1 - np.argmax(fits[:, ::-1], axis=1), -1)
+        picked = np.where(last >= 0, curve[np.maximum(last, 0)], np.nan)
+        values[(learner, split)] = float(picked.mean())
+    index = pd.MultiIndex.from_tuples(list(values), names=["learner", "split"])
+    result = pd.Series(list(values.values()), index=index, dtype=np.float64, name=value)
+    return result if by_split else result.groupby(level="learner", sort=False).mean()
+
+
+def _history_values(estimator, columns):
+    history = getattr(estimator, "history_", None)
+    return {column: (history[column].to_dict()
+                     if isinstance(history, pd.DataFrame) and column in history else {})
+            for column in columns}
+
+
+def _encode(estimator, y):
+    if is_classifier(estimator):
+        # The logistic loss of rulebook.losses takes y in {-1, +1}.
+        return np.where(y == estimator.classes_[1], 1.0, -1.0)
+    return np.asarray(y, dtype=np.float64)
+
+
+def _risks(estimator, ensemble, X_train, y_train, X_test, y_test, with_train):
+    loss = get_loss(ensemble.loss)
+    y_train, y_test = _encode(estimator, y_train), _encode(estimator, y_test)
+    # The intercept-only ("offset rule") model fitted on the training split.
+    offset = loss.baseline(y_train, None)
+    result = {}
+    for prefix, X_part, y_part in (("", X_test, y_test),) + ((("train_", X_train, y_train),) if with_train else ()):
+        risk = loss.loss(y_part, ensemble.decision_function(X_part), None)
+        reference = loss.loss(y_part, np.full(len(y_part), offset), None)
+        if prefix == "":
+            result["risk"] = risk
+        # A constant test target has zero reference risk: no ratio then.
+        result[f"{prefix}normalised_risk"] = risk / reference if reference > 0 else np.nan
+    return result
 
 
 def _infer_task(learners):

@@ -8,7 +8,12 @@ from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
 from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
-from rulebook.compare import area_under_rules_curve, compare_learners, rules_curve
+from rulebook.compare import (
+    area_under_complexity_curve,
+    area_under_rules_curve,
+    compare_learners,
+    rules_curve,
+)
 from rulebook.datasets import load_ships, load_titanic, load_used_cars
 from rulebook.rulefit import RuleFitClassifier, RuleFitRegressor
 
@@ -172,3 +177,66 @@ def test_rulefit_scores_are_those_of_its_path_models():
     model.fit(X.iloc[train], y.iloc[train])
     expected = {k: r2_score(y.iloc[test], e.predict(X.iloc[test])) for k, e in rules_curve(model)}
     assert frame.set_index("n_rules").score.to_dict() == pytest.approx(expected)
+
+
+# -- normalised risk and the area under the risk-versus-complexity curve ------
+def test_normalised_risk_is_test_loss_over_the_training_intercepts_loss():
+    X, y = load_titanic(dropna=True)
+    frame = compare_learners(X, y, {"greedy": RuleBoostingClassifier(n_rules=3)}, n_splits=1,
+                             return_train_score=True, return_risk=True,
+                             history_columns=("train_loss", "coverage"))
+    assert frame.columns.tolist() == COLUMNS + ["train_score", "risk", "normalised_risk",
+                                                "train_normalised_risk", "train_loss", "coverage"]
+    assert frame.dtypes[["risk", "normalised_risk", "train_normalised_risk"]].eq("float64").all()
+    # The 0-rule model *is* the intercept fitted on the training split.
+    intercept = frame[frame.n_rules == 0].iloc[0]
+    assert intercept.normalised_risk == pytest.approx(1.0)
+    assert intercept.train_normalised_risk == pytest.approx(1.0)
+    # By hand, on the same split.
+    train, test = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=0).split(X, y))
+    model = RuleBoostingClassifier(n_rules=3).fit(X.iloc[train], y.iloc[train])
+    signs = np.where(y.iloc[test] == model.classes_[1], 1.0, -1.0)
+    p = (y.iloc[train] == model.classes_[1]).mean()
+    raw = model.ensemble_.decision_function(X.iloc[test])
+    risk = np.mean(np.logaddexp(0, -signs * raw))
+    reference = np.mean(np.logaddexp(0, -signs * np.log(p / (1 - p))))
+    last = frame[frame.n_rules == 3].iloc[0]
+    assert last.risk == pytest.approx(risk)
+    assert last.normalised_risk == pytest.approx(risk / reference)
+    assert last.normalised_risk < 0.9
+    # history_columns: round k of the boosting run on the k-rule row.
+    history = model.history_
+    assert frame.train_loss.tolist() == pytest.approx(history.train_loss.tolist())
+    assert frame.coverage.tolist() == pytest.approx(history.coverage.tolist())
+
+
+def test_history_columns_are_missing_for_rulefit_and_must_not_clash():
+    X, y = load_used_cars()
+    X, y = X.iloc[:400], y.iloc[:400]
+    frame = compare_learners(X, y, {"rulefit": RuleFitRegressor(n_estimators=20)}, n_splits=1,
+                             max_rules=2, history_columns="train_loss", return_risk=True)
+    assert frame.train_loss.isna().all()
+    assert (frame.normalised_risk > 0).all()
+    with pytest.raises(ValueError, match="clash"):
+        compare_learners(X, y, {"g": RuleBoostingRegressor()}, history_columns=["complexity"])
+
+
+def test_area_under_complexity_curve_is_the_mean_of_the_budget_step_function():
+    frame = pd.DataFrame({
+        "learner": ["a"] * 4 + ["b"] * 2, "split": [0, 0, 0, 1, 0, 0],
+        "n_rules": [0, 1, 2, 0, 0, 1], "complexity": [0, 2, 5, 0, 0, 3],
+        "normalised_risk": [1.0, 0.5, 0.25, 1.0, 1.0, 0.4],
+    })
+    by_split = area_under_complexity_curve(frame, max_complexity=6, by_split=True)
+    assert by_split[("a", 0)] == pytest.approx((1 + 3 * 0.5 + 2 * 0.25) / 6)
+    assert by_split[("a", 1)] == pytest.approx(1.0)  # only the intercept
+    assert by_split[("b", 0)] == pytest.approx((2 * 1 + 4 * 0.4) / 6)
+    mean = area_under_complexity_curve(frame, max_complexity=6)
+    assert mean["a"] == pytest.approx((by_split[("a", 0)] + 1.0) / 2)
+    assert mean.name == "normalised_risk"
+    # A model beyond the budget is never counted.
+    assert area_under_complexity_curve(frame, max_complexity=1)["b"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="max_complexity"):
+        area_under_complexity_curve(frame, max_complexity=0)
+    with pytest.raises(ValueError, match="lacks columns"):
+        area_under_complexity_curve(frame.drop(columns="complexity"))
