@@ -1,0 +1,134 @@
+"""The corrective weight re-fit against scipy.optimize.minimize."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+from rulebook.corrective import corrective_weights, regularised_risk
+from rulebook.losses import get_loss
+
+
+def _random_problem(seed, loss_name, n=60, t=4):
+    rng = np.random.default_rng(seed)
+    Q = (rng.random((n, t)) < 0.4).astype(float)
+    s = rng.choice([0.0, 1.0, 1.0, 2.0], size=n)
+    s[:2] = 1.0
+    if loss_name == "squared":
+        y = rng.normal(size=n) * 3 + Q @ rng.normal(size=t)
+    elif loss_name == "logistic":
+        y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    else:
+        y = rng.poisson(np.exp(0.5 + Q @ rng.normal(scale=0.5, size=t))).astype(float)
+    return y, Q, s
+
+
+def _scipy(loss, y, Q, s, reg_lambda):
+    n, t = Q.shape
+    A = np.hstack([np.ones((n, 1)), Q])
+    penalty = np.r_[0.0, np.full(t, reg_lambda)]
+
+    def fun(theta):
+        return regularised_risk(loss, y, Q, s, reg_lambda, theta[0], theta[1:])
+
+    def jac(theta):
+        g, _ = loss.gradient_hessian(y, A @ theta, s)
+        return A.T @ g + penalty * theta
+
+    def hess(theta):
+        _, h = loss.gradient_hessian(y, A @ theta, s)
+        return A.T @ (h[:, None] * A) + np.diag(penalty)
+
+    x = np.r_[loss.baseline(y, s), np.zeros(t)]
+    # Newton-CG, polished by trust-exact: alone, each stops at gradients
+    # ~1e-7 on some of these problems, too early for a 1e-8 comparison.
+    for method, options in (("Newton-CG", {"xtol": 1e-15}), ("trust-exact", {"gtol": 1e-12})):
+        x = minimize(fun, x, jac=jac, hess=hess, method=method, options=options).x
+    # F is strongly convex: |x - x*| <= |grad F(x)| / mu, mu the smallest
+    # Hessian eigenvalue, so SciPy's own residual bounds its distance to x*.
+    slack = np.linalg.norm(jac(x)) / np.linalg.eigvalsh(hess(x))[0]
+    return x, slack, jac
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), loss_name=st.sampled_from(["squared", "logistic", "poisson"]),
+       reg_lambda=st.sampled_from([0.1, 1.0, 10.0]), t=st.integers(0, 5))
+def test_corrective_equals_scipy(seed, loss_name, reg_lambda, t):
+    loss = get_loss(loss_name)
+    y, Q, s = _random_problem(seed, loss_name, t=t)
+    fit = corrective_weights(loss, y, Q, s, reg_lambda)
+    expected, slack, jac = _scipy(loss, y, Q, s, reg_lambda)
+    assert fit.converged
+    theta = np.r_[fit.intercept, fit.weights]
+    np.testing.assert_allclose(theta, expected, rtol=0, atol=1e-8 + slack)
+    # And our solution is the more accurate one: stationary to rounding.
+    assert np.abs(jac(theta)).max() <= 1e-9 * max(1.0, s.sum())
+
+
+def test_squared_loss_without_penalty_is_least_squares():
+    y, Q, s = _random_problem(3, "squared", n=80, t=5)
+    fit = corrective_weights(get_loss("squared"), y, Q, s, 0.0)
+    A = np.hstack([np.ones((len(y), 1)), Q]) * np.sqrt(s)[:, None]
+    expected = np.linalg.lstsq(A, y * np.sqrt(s), rcond=None)[0]
+    np.testing.assert_allclose(np.r_[fit.intercept, fit.weights], expected, atol=1e-9)
+    # Proposition 4 of Yang et al.: the gradient is orthogonal to every query.
+    g, _ = get_loss("squared").gradient_hessian(y, fit.intercept + Q @ fit.weights, s)
+    np.testing.assert_allclose(Q.T @ g, 0.0, atol=1e-8)
+    assert abs(g.sum()) < 1e-8
+
+
+@pytest.mark.parametrize("loss_name", ["squared", "logistic", "poisson"])
+def test_warm_start_reaches_the_same_optimum_in_fewer_iterations(loss_name):
+    loss = get_loss(loss_name)
+    y, Q, s = _random_problem(11, loss_name, n=200, t=6)
+    previous = corrective_weights(loss, y, Q[:, :5], s, 1.0)
+    cold = corrective_weights(loss, y, Q, s, 1.0)
+    warm = corrective_weights(loss, y, Q, s, 1.0,
+                              start=(previous.intercept, np.r_[previous.weights, 0.0]))
+    np.testing.assert_allclose(warm.weights, cold.weights, atol=1e-9)
+    assert warm.n_iter <= cold.n_iter
+
+
+def test_collinear_queries_without_penalty_still_minimise():
+    """Two rules partitioning the data are collinear with the intercept; the
+    Hessian is singular, yet the risk must reach the least-squares optimum."""
+    rng = np.random.default_rng(0)
+    q = (rng.random(30) < 0.5).astype(float)
+    Q = np.column_stack([q, 1 - q])
+    y = rng.normal(size=30) + 2 * q
+    s = np.ones(30)
+    fit = corrective_weights(get_loss("squared"), y, Q, s, 0.0)
+    raw = fit.intercept + Q @ fit.weights
+    expected = np.where(q > 0, y[q > 0].mean(), y[q == 0].mean())
+    np.testing.assert_allclose(raw, expected, atol=1e-9)
+
+
+def test_separable_logistic_without_penalty_warns():
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    Q = np.array([[1.0], [1.0], [0.0], [0.0]])
+    with pytest.warns(UserWarning, match="did not converge"):
+        fit = corrective_weights(get_loss("logistic"), y, Q, np.ones(4), 0.0, max_iter=20)
+    assert not fit.converged
+
+
+def test_fit_never_increases_the_risk_from_the_start():
+    loss = get_loss("poisson")
+    y, Q, s = _random_problem(5, "poisson", n=100, t=4)
+    start = (0.3, np.array([0.5, -0.2, 0.1, 0.0]))
+    fit = corrective_weights(loss, y, Q, s, 0.5, start=start)
+    assert fit.objective <= regularised_risk(loss, y, Q, s, 0.5, start[0], start[1])
+
+
+def test_bad_inputs_raise():
+    loss = get_loss("squared")
+    with pytest.raises(ValueError, match="reg_lambda"):
+        corrective_weights(loss, np.zeros(3), np.zeros((3, 1)), np.ones(3), -1.0)
+    with pytest.raises(ValueError, match="start weights"):
+        corrective_weights(loss, np.zeros(3), np.zeros((3, 1)), np.ones(3), 1.0,
+                           start=(0.0, np.zeros(2)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        corrective_weights(loss, np.zeros(3), np.zeros((3, 0)), np.ones(3), 1.0)
