@@ -159,7 +159,9 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
             estimator.fit(X_train, y_array[train])
             fit_time = time.perf_counter() - start
             history = _history_values(estimator, history_columns)
-            for n_rules, ensemble in rules_curve(estimator, max_rules):
+            curve = _checked_round_models(estimator, rules_curve(estimator, max_rules),
+                                          X_train, y_array[train])
+            for n_rules, ensemble in curve:
                 row = {
                     "learner": name, "split": split, "n_rules": n_rules,
                     "complexity": ensemble.complexity,
@@ -339,6 +341,57 @@ def area_under_complexity_curve(frame, max_complexity=50, value="normalised_risk
     index = pd.MultiIndex.from_tuples(list(values), names=["learner", "split"])
     result = pd.Series(list(values.values()), index=index, dtype=np.float64, name=value)
     return result if by_split else result.groupby(level="learner", sort=False).mean()
+
+
+def _checked_round_models(estimator, curve, X_train, y_train):
+    """The model after each boosting round, checked against ``history_["train_loss"]``.
+
+    Stagewise boosting never changes a rule's weight once added, so
+    ``ensemble_[:k]`` is the model after round ``k``. A corrective update
+    (Yang et al. 2024, eq. 7) re-fits all weights every round, so the first
+    ``k`` rules of the final model carry final-round weights; the model
+    after round ``k`` is then the jointly optimal intercept and weights of
+    those ``k`` rules, re-fitted here on the training split. Either way the
+    result must reproduce the training loss the fit recorded for round
+    ``k``; estimators without that history (RuleFit) pass unchecked.
+    """
+    history = getattr(estimator, "history_", None)
+    if isinstance(getattr(estimator, "path_", None), pd.DataFrame) or not (
+            isinstance(history, pd.DataFrame) and "train_loss" in history):
+        return curve
+    recorded = history["train_loss"].to_dict()
+    loss = get_loss(estimator.ensemble_.loss)
+    y_train = _encode(estimator, y_train)
+    checked = []
+    for n_rules, ensemble in curve:
+        if n_rules not in recorded:
+            checked.append((n_rules, ensemble))
+            continue
+        if not _reproduces(loss, ensemble, X_train, y_train, recorded[n_rules]):
+            ensemble = _corrective_refit(loss, ensemble, X_train, y_train, estimator.reg_lambda)
+            if not _reproduces(loss, ensemble, X_train, y_train, recorded[n_rules]):
+                raise RuntimeError(
+                    f"{type(estimator).__name__}: neither the first {n_rules} rules of ensemble_ nor "
+                    f"their re-fitted weights reproduce the training loss recorded for round {n_rules}; "
+                    "compare_learners cannot rebuild the model of that size.")
+        checked.append((n_rules, ensemble))
+    return checked
+
+
+def _reproduces(loss, ensemble, X, y, recorded):
+    value = loss.loss(y, ensemble.decision_function(X), None)
+    return bool(np.isclose(value, recorded, rtol=1e-6, atol=1e-12))
+
+
+def _corrective_refit(loss, ensemble, X, y, reg_lambda):
+    from dataclasses import replace
+
+    from .corrective import corrective_weights
+
+    Q = ensemble.query_matrix(X).astype(np.float64)
+    fit = corrective_weights(loss, y, Q, np.ones(len(y)), float(reg_lambda))
+    rules = tuple(replace(rule, weight=float(w)) for rule, w in zip(ensemble.rules, fit.weights))
+    return replace(ensemble, intercept=float(fit.intercept), rules=rules)
 
 
 def _history_values(estimator, columns):

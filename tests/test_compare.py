@@ -240,3 +240,56 @@ def test_area_under_complexity_curve_is_the_mean_of_the_budget_step_function():
         area_under_complexity_curve(frame, max_complexity=0)
     with pytest.raises(ValueError, match="lacks columns"):
         area_under_complexity_curve(frame.drop(columns="complexity"))
+
+
+class _CorrectiveStandIn(RuleBoostingRegressor):
+    """Stagewise rules, then weights re-fitted the corrective way (Yang et al. 2024, eq. 7).
+
+    Stands in for a corrective estimator: ``ensemble_`` holds final-round
+    weights and ``history_["train_loss"]`` the loss after each round's re-fit.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        from dataclasses import replace
+
+        from rulebook.corrective import corrective_weights
+        from rulebook.losses import get_loss
+
+        super().fit(X, y)
+        loss, y = get_loss("squared"), np.asarray(y, dtype=float)
+        Q = self.ensemble_.query_matrix(X).astype(float)
+        losses = [loss.loss(y, np.full(len(y), y.mean()), None)]
+        for k in range(1, Q.shape[1] + 1):
+            fit = corrective_weights(loss, y, Q[:, :k], np.ones(len(y)), self.reg_lambda)
+            losses.append(loss.loss(y, fit.intercept + Q[:, :k] @ fit.weights, None))
+        rules = tuple(replace(r, weight=float(w)) for r, w in zip(self.ensemble_.rules, fit.weights))
+        self.ensemble_ = replace(self.ensemble_, intercept=float(fit.intercept), rules=rules)
+        self.history_ = self.history_.assign(train_loss=losses)
+        return self
+
+
+def test_models_of_a_corrective_fit_are_refitted_per_round():
+    X, y = load_used_cars()
+    X, y = X.iloc[:500], y.iloc[:500]
+    frame = compare_learners(X, y, {"corrective": _CorrectiveStandIn(n_rules=3, reg_lambda=1.0)},
+                             n_splits=1, return_train_score=True)
+    train, test = next(ShuffleSplit(1, test_size=0.2, random_state=0).split(X))
+    model = _CorrectiveStandIn(n_rules=3, reg_lambda=1.0).fit(X.iloc[train], y.iloc[train])
+    # The 3-rule model is the final one; the 1-rule model is not ensemble_[:1].
+    assert frame.score.iloc[-1] == pytest.approx(r2_score(y.iloc[test], model.predict(X.iloc[test])))
+    sliced = r2_score(y.iloc[train], model.ensemble_[:1].predict(X.iloc[train]))
+    assert frame.train_score.iloc[1] != pytest.approx(sliced)
+    assert frame.train_score.tolist() == pytest.approx(
+        [1 - h / model.history_.train_loss.iloc[0] for h in model.history_.train_loss])
+
+
+def test_a_model_that_cannot_be_rebuilt_is_an_error():
+    class Broken(RuleBoostingRegressor):
+        def fit(self, X, y, sample_weight=None):
+            super().fit(X, y)
+            self.history_ = self.history_.assign(train_loss=self.history_.train_loss * 0.5)
+            return self
+
+    X, y = load_used_cars()
+    with pytest.raises(RuntimeError, match="cannot rebuild"):
+        compare_learners(X.iloc[:300], y.iloc[:300], {"broken": Broken(n_rules=2)}, n_splits=1)
