@@ -9,12 +9,15 @@ from .compare import area_under_rules_curve, compare_learners
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
 from .optimal import OptimalLearner
+from .orthogonal import BeamLearner, OrthogonalLearner
 from .rulefit import RuleFitClassifier, RuleFitRegressor
 from .rules import Proposition, Query, Rule, RuleEnsemble
 
 __all__ = [
+    "BeamLearner",
     "GreedyLearner",
     "OptimalLearner",
+    "OrthogonalLearner",
     "Proposition",
     "Query",
     "Rule",

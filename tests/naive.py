@@ -94,3 +94,62 @@ def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, m
         rows = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
         value = best[j][0]
     return tuple(conditions), value, rows
+
+
+# -- orthogonal objective (rulebook._orthogonal_kernels) ----------------------
+def channel_histograms(X_binned, rows, W, n_bins):
+    """Channel sums per feature and bin with np.add.at."""
+    d = X_binned.shape[1]
+    hist = np.zeros((d, int(n_bins.max()) + 1, W.shape[1]))
+    for j in range(d):
+        np.add.at(hist[j], X_binned[rows, j].astype(np.int64), W[rows])
+    return hist
+
+
+def orthogonal_objective(g, s, Q, q, epsilon, redundant=1e-10):
+    """``|g_perp^T q| / (||q_perp|| + epsilon)`` by a direct projection.
+
+    ``Q`` (n, t) holds the selected query vectors (intercept included) as
+    columns, not a basis; projections use the weighted Gram matrix through
+    ``lstsq``, independent of Gram-Schmidt. ``g`` is the weighted gradient
+    ``s * d``; inner products are ``<u, v> = sum s u v``.
+    """
+    S = np.diag(s)
+    def perp(v):
+        coef = np.linalg.lstsq(Q.T @ S @ Q, Q.T @ S @ v, rcond=None)[0]
+        return v - Q @ coef
+    d = np.divide(g, s, out=np.zeros_like(g), where=s > 0)
+    q_perp, d_perp = perp(q.astype(float)), perp(d)
+    c_sum = float(s @ q)
+    perp_sq = float(q_perp @ S @ q_perp)
+    if c_sum <= 0 or perp_sq <= redundant * c_sum:
+        return 0.0
+    return abs(float(d_perp @ S @ q)) / (np.sqrt(perp_sq) + epsilon)
+
+
+def prefix_objectives(g, s, Q, order, epsilon):
+    """Objective of every prefix of ``order``, one projection each."""
+    q = np.zeros(len(g))
+    out = []
+    for r in order:
+        q[r] = 1.0
+        out.append(orthogonal_objective(g, s, Q, q, epsilon))
+    return np.array(out)
+
+
+def all_values(X_binned, rows, n_bins, is_nominal, value_of):
+    """Every proposition's value in ``scan_all``'s layout (d, 2 * B).
+
+    ``value_of(sub_rows)`` scores an extent; strict, non-empty sub-extents
+    only, else -inf.
+    """
+    d = X_binned.shape[1]
+    out = np.full((d, 2 * (int(n_bins.max()) + 1)), -np.inf)
+    position = {}
+    for feature, op, bin_index in candidates(n_bins, is_nominal):
+        p = position.get(feature, 0)
+        position[feature] = p + 1
+        sub = rows[condition_mask(X_binned, feature, op, bin_index, n_bins)[rows]]
+        if 0 < len(sub) < len(rows):
+            out[feature, p] = value_of(sub)
+    return out

@@ -1,0 +1,171 @@
+"""Numba kernels of the orthogonal rule search (Yang et al. 2024, Section 3.3).
+
+Candidate queries are scored from per-row *channels* ``W`` (shape
+``(n, 4 + K)``, C-order, one row per training row):
+
+=========  ===========================================================
+channel    content
+=========  ===========================================================
+``G`` 0    gradient (for the orthogonal objective: the projected
+           gradient ``s * d_perp``, already multiplied by the weight)
+``H`` 1    Hessian (weighted)
+``C`` 2    sample weight ``s``
+``N`` 3    1 (row count)
+``U`` 4..  ``s_i o_k,i`` for the ``K`` orthonormal basis vectors ``o_k``
+=========  ===========================================================
+
+With these, every extent ``I`` is scored from its channel sums alone:
+``g_perp^T q = sum_I G``, ``||q||^2 = sum_I C`` and ``o_k^T q = sum_I U_k``,
+so ``||q_perp||^2 = ||q||^2 - sum_k (o_k^T q)^2`` (Proposition 3). This is
+the paper's Algorithm 3 generalised to sample weights: inner products are
+``<u, v> = sum_i s_i u_i v_i`` and the ``o_k`` are orthonormal in it; with
+unit weights it is exactly the paper's.
+
+Kernels (serial and ``prange``-parallel compilations of one source, each
+thread writing its own feature's slot, as in :mod:`._search_kernels`):
+
+* ``build_channel_histograms``: per feature and bin, the channel sums;
+* ``scan_all``: from them, the objective of *every* proposition of every
+  feature in one prefix/suffix pass (``O(d B K)`` for ``B`` bins);
+* ``prefix_values``: Algorithm 3, the objective of every prefix of an
+  ordered row selection in ``O(m K)``.
+
+The objective codes are those of :mod:`rulebook.objectives` plus
+``ORTHOGONAL = 3``.
+
+References
+----------
+.. [1] Yang, F., Le Bodic, P., Kamp, M., Boley, M. (2024). Orthogonal
+   gradient boosting for simpler additive rule ensembles. AISTATS.
+   Section 3.2 (eq. 14), Section 3.3 (eq. 15, Proposition 3, Algorithm 3).
+"""
+
+import numpy as np
+from numba import prange
+
+from ._config import jit, jit_parallel
+from ._search_kernels import EQ, GT, LE, NE
+from .objectives import _objective
+
+G, H, C, N = 0, 1, 2, 3
+FIRST_BASIS_CHANNEL = 4
+ORTHOGONAL = 3
+# A query whose orthogonal part has squared norm below this fraction of
+# ||q||^2 lies in the span of the selected queries up to rounding (the
+# subtraction ||q||^2 - sum_k (o_k^T q)^2 cancels to ~1e-16 ||q||^2 per
+# term): its objective is 0, since adding it cannot change the model.
+REDUNDANT = 1e-10
+
+
+def _orthogonal_value(g_perp_sum, c_sum, parallel_sq, epsilon):
+    """``|g_perp^T q| / (||q_perp|| + epsilon)`` (eq. 14) from sums."""
+    if c_sum <= 0.0:
+        return 0.0
+    perp_sq = c_sum - parallel_sq
+    if perp_sq <= REDUNDANT * c_sum:
+        return 0.0
+    return abs(g_perp_sum) / (np.sqrt(perp_sq) + epsilon)
+
+
+def _value(code, sums, n_total, reg_lambda, epsilon):
+    """Objective of an extent with channel sums ``sums`` (length 4 + K)."""
+    if code == ORTHOGONAL:
+        parallel_sq = 0.0
+        for k in range(FIRST_BASIS_CHANNEL, sums.shape[0]):
+            parallel_sq += sums[k] * sums[k]
+        return _orthogonal_value(sums[G], sums[C], parallel_sq, epsilon)
+    return _objective(code, sums[G], sums[H], sums[C], n_total, reg_lambda)
+
+
+def _build_channel_histograms(X_binned, rows, W, hist):
+    # IN: X_binned (n, d) uint16 F-order; rows (m,) intp; W (n, K') float64
+    #     C-order channels
+    # OUT: hist (d, n_bins_max + 1, K') float64, overwritten
+    n_features = X_binned.shape[1]
+    n_channels = W.shape[1]
+    for j in prange(n_features):
+        hist[j, :, :] = 0.0
+        column = X_binned[:, j]
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            b = column[r]
+            for k in range(n_channels):
+                hist[j, b, k] += W[r, k]
+
+
+def _scan_all(hist, n_bins, is_nominal, code, n_total, reg_lambda, epsilon, max_count, out):
+    # IN: hist (d, B, K'); n_bins (d,) int64; is_nominal (d,) bool; code int;
+    #     n_total, reg_lambda, epsilon float; max_count float: a candidate
+    #     must cover at least one and fewer than max_count rows.
+    # OUT: out (d, 2 * B) float64: out[j, p] is the objective of feature j's
+    #      p-th proposition in the enumeration order of _search_kernels
+    #      (see decode), -inf where there is none or it is not a strict,
+    #      non-empty sub-extent.
+    n_features, _, n_channels = hist.shape
+    for j in prange(n_features):
+        out[j, :] = -np.inf
+        nb = n_bins[j]
+        acc = np.zeros(n_channels)
+        if is_nominal[j]:
+            total = np.zeros(n_channels)
+            for k in range(nb):
+                total += hist[j, k, :]
+            for k in range(nb):
+                p = 2 * k if nb > 2 else k
+                if 0.0 < hist[j, k, N] < max_count:
+                    out[j, p] = _value(code, hist[j, k, :], n_total, reg_lambda, epsilon)
+                if nb > 2:
+                    acc[:] = total - hist[j, k, :]
+                    if 0.0 < acc[N] < max_count:
+                        out[j, p + 1] = _value(code, acc, n_total, reg_lambda, epsilon)
+        else:
+            for k in range(nb - 1):
+                acc += hist[j, k, :]
+                if 0.0 < acc[N] < max_count:
+                    out[j, k] = _value(code, acc, n_total, reg_lambda, epsilon)
+            acc[:] = 0.0
+            for k in range(nb - 1, 0, -1):
+                acc += hist[j, k, :]
+                if 0.0 < acc[N] < max_count:
+                    out[j, (nb - 1) + (nb - 1 - k)] = _value(code, acc, n_total, reg_lambda,
+                                                             epsilon)
+
+
+def _prefix_values(W, order, epsilon, out):
+    # IN: W (n, K') channels; order (m,) intp, an ordered row selection
+    #     sigma; epsilon float
+    # OUT: out (m,) float64: out[i] = obj_ogb(e_sigma(0) + ... + e_sigma(i))
+    #      (Algorithm 3; the paper's "i^2" under the root is ||q^(i)||^2,
+    #      which is i for unit weights, sum of s here).
+    n_basis = W.shape[1] - FIRST_BASIS_CHANNEL
+    acc = np.zeros(n_basis)
+    g_sum, c_sum = 0.0, 0.0
+    for i in range(order.shape[0]):
+        r = order[i]
+        g_sum += W[r, G]
+        c_sum += W[r, C]
+        parallel_sq = 0.0
+        for k in range(n_basis):
+            acc[k] += W[r, FIRST_BASIS_CHANNEL + k]
+            parallel_sq += acc[k] * acc[k]
+        out[i] = _orthogonal_value(g_sum, c_sum, parallel_sq, epsilon)
+
+
+def decode(position, n_bins_j, nominal):
+    """``(op, bin)`` of position ``position`` in a feature's ``scan_all`` row."""
+    if nominal:
+        if n_bins_j > 2:
+            return (EQ if position % 2 == 0 else NE), position // 2
+        return EQ, position
+    if position < n_bins_j - 1:
+        return LE, position
+    return GT, (n_bins_j - 2) - (position - (n_bins_j - 1))
+
+
+_orthogonal_value = jit(_orthogonal_value)
+_value = jit(_value)
+build_channel_histograms_serial = jit(_build_channel_histograms)
+build_channel_histograms_parallel = jit_parallel(_build_channel_histograms)
+scan_all_serial = jit(_scan_all)
+scan_all_parallel = jit_parallel(_scan_all)
+prefix_values = jit(_prefix_values)
