@@ -34,20 +34,22 @@ References
    Discovery Science.
 """
 
-import heapq
-import itertools
 import time
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import _bnb_kernels as bnb
 from . import _bound_kernels as kernels
-from ._search_kernels import EQ, GT, LE, N_CHANNELS, NE
+from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
 from .search import SearchResult
 
 ORDERS = ("best_first", "breadth_first", "depth_first")
+
+# Largest number of 64-bit words per extent for which implications and
+# refinements use bitset operations (see ``_BranchAndBound._setup_data``).
+BITSET_MAX_WORDS = 64
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,10 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     started = time.perf_counter()
     search = _BranchAndBound(problem, order, approximation, started)
     search.run(max_nodes, None if time_limit is None else started + time_limit)
-    conditions, rows = search.best_props, search.best_rows
+    conditions = search.best_query()
+    rows = problem.rows
+    for p in conditions:
+        rows = problem.refine(rows, search.space.condition(p))
     if shorten:
         conditions = shortest_equivalent(problem, conditions, rows, search.space)
     stats = search.stats(time.perf_counter() - started)
@@ -244,6 +249,7 @@ class _PropositionSpace:
     op: np.ndarray
     bin: np.ndarray
     feature_start: np.ndarray
+    searched: np.ndarray
 
     @classmethod
     def of(cls, problem):
@@ -261,7 +267,12 @@ class _PropositionSpace:
                     feature.append(j), op.append(GT), bin_.append(k)
             start.append(len(feature))
         as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
-        return cls(as_int(feature), as_int(op), as_int(bin_), as_int(start))
+        feature, op, bin_ = as_int(feature), as_int(op), as_int(bin_)
+        searched = np.arange(len(feature), dtype=np.int64)
+        allowed = getattr(problem, "allowed", None)
+        if allowed is not None:
+            searched = searched[allowed[feature, bin_, op]]
+        return cls(feature, op, bin_, as_int(start), searched)
 
     def __len__(self):
         return len(self.feature)
@@ -307,62 +318,16 @@ def ratio_order(problem):
     return rows[np.argsort(-key, kind="stable")]
 
 
-class _Parent:
-    """An expanded query with children on the boundary.
-
-    Its children share its extent (from which each computes its own when
-    expanded) and its augmentation list ``A'``; an open child is just
-    ``(parent, k)``, k its entry in ``A'``. Open queries far outnumber
-    expanded ones in best-first search, so they are kept this small.
-    """
-
-    __slots__ = ("props", "rows", "aug")
-
-    def __init__(self, props, rows, aug):
-        self.props, self.rows, self.aug = props, rows, aug
-
-
-class _Boundary:
-    """The open queries ``(bound, parent, k)``: best-bound, FIFO or LIFO order."""
-
-    def __init__(self, order):
-        self.order = order
-        self._items = [] if order == "best_first" else deque()
-        self._tie = itertools.count()
-
-    def push(self, bound, parent, k):
-        if self.order == "best_first":
-            # Ties in the bound: the older query first (deterministic).
-            heapq.heappush(self._items, (-bound, next(self._tie), parent, k))
-        else:
-            self._items.append((-bound, 0, parent, k))
-
-    def pop(self):
-        if self.order == "best_first":
-            item = heapq.heappop(self._items)
-        elif self.order == "breadth_first":
-            item = self._items.popleft()
-        else:
-            item = self._items.pop()
-        return -item[0], item[2], item[3]
-
-    def max_bound(self):
-        if not self._items:
-            return -np.inf
-        if self.order == "best_first":
-            return -self._items[0][0]
-        return -min(item[0] for item in self._items)
-
-    def __len__(self):
-        return len(self._items)
-
-
 class _BranchAndBound:
-    """State of one run of Algorithm 1."""
+    """One run of Algorithm 1, driving the resumable kernel ``run_search``."""
+
+    # Node expansions per kernel call between two checks of the clock.
+    BATCH = 512
 
     def __init__(self, problem, order, approximation, started):
         self.problem = problem
         self.alpha = float(approximation)
+        self.order = ORDERS.index(order)
         self.space = _PropositionSpace.of(problem)
         self.limit = int(problem.max_rule_length or 0)
         # With a length limit, core-query pruning could lose the optimum:
@@ -374,122 +339,177 @@ class _BranchAndBound:
         self.code = int(problem.objective)
         self.n_total = problem.n_total
         self.reg_lambda = float(problem.reg_lambda)
-        root = ratio_order(problem)
-        G, H, C = problem.sums(root)
-        self.best_value = float(_objective(self.code, G, H, C, self.n_total, self.reg_lambda))
-        self.best_props, self.best_rows = (), root
-        self.counters = np.zeros(kernels.N_COUNTERS, np.int64)
-        self.pruned_max = np.full(1, -np.inf)
-        self.nodes_created, self.nodes_expanded = 1, 0
-        self.boundary = _Boundary(order)
-        P = len(self.space)
-        aug = (np.arange(P, dtype=np.int64), np.full(P, np.inf), np.arange(P, dtype=np.int64))
-        self.root = root
-        self.boundary.push(self._bound(root), _Parent((), root, aug), -1)
-        # Buffers reused by every expansion.
-        n_max_bins = int(problem.n_bins.max()) + 1
-        self._counts = np.empty(n_max_bins, np.int64)
-        self._hist = np.empty((problem.n_features, n_max_bins, N_CHANNELS))
-        self._scores = np.empty(P), np.empty(P), np.empty(P, np.bool_)
-        self._scratch = np.empty(len(root), dtype=root.dtype)
-        self._out = np.empty(P, np.int64), np.empty(P), np.empty(P, np.int64)
+        self.root = ratio_order(problem)
+        self._setup_data()
+        G, H, C = problem.sums(self.root)
+        self.istate = np.zeros(bnb.N_ISTATE, np.int64)
+        self.fstate = np.array([_objective(self.code, G, H, C, self.n_total, self.reg_lambda),
+                                -np.inf])
+        self.istate[bnb.BEST_RECORD], self.istate[bnb.BEST_PROP] = 0, -1
+        self.counters = np.zeros(bnb.N_COUNTERS, np.int64)
+        self._setup_pools()
         self._started = started
         self.trace = []
+
+    def _setup_data(self):
+        """Rows in ratio order, propositions in search order, their bitsets."""
+        p, space, root = self.problem, self.space, self.root
+        self.Xp = np.asfortranarray(p.X_binned[root])
+        self.gp, self.hp, self.cp = p.g[root], p.h[root], p.c[root]
+        props = space.searched
+        W = max(1, (len(root) + 63) // 64)
+        bits = np.empty((len(props), W), np.uint64)
+        bnb.proposition_bits(self.Xp, p.n_bins, space.feature[props], space.op[props],
+                             space.bin[props], bits)
+        # Ascending extent size, as the reference implementation orders its
+        # attributes: large extents, which bounds rarely prune, come last in
+        # tail augmentation and so get the fewest augmentations.
+        sizes = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
+        rank = np.argsort(sizes, kind="stable")
+        self.props = props[rank]  # search index -> proposition number
+        self.bits = np.ascontiguousarray(bits[rank])
+        self.pf = space.feature[self.props]
+        self.pop = space.op[self.props]
+        self.pb = space.bin[self.props]
+        full = np.zeros(W, np.uint64)
+        n = len(root)
+        full[: n // 64] = np.uint64(0xFFFFFFFFFFFFFFFF)
+        if n % 64:
+            full[n // 64] = np.uint64((1 << (n % 64)) - 1)
+        self.full = full
+        # Bitset tests cost n / 64 words each, per-feature counts m x d per
+        # node: bitsets win unless n is large (measured on titanic/adult).
+        self.use_bits = W <= BITSET_MAX_WORDS
+
+    def _setup_pools(self):
+        """Open list, records and augmentation pools, with the root."""
+        P, n, d = len(self.props), len(self.root), self.problem.n_features
+        cap = 1024 + 4 * P
+        self.open = [np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64),
+                     np.empty(cap, np.int64)]
+        self.rec = [np.empty(1024, np.int64) for _ in range(5)]
+        self.aug = [np.empty(cap, np.int64), np.empty(cap), np.empty(cap, np.int64)]
+        # Record 0 is the root query; its list offers every proposition.
+        parent, prop, length, off, count = self.rec
+        parent[0], prop[0], length[0], off[0], count[0] = -1, -1, 0, 0, P
+        self.aug[0][:P] = np.arange(P)
+        self.aug[1][:P] = np.inf
+        self.aug[2][:P] = np.arange(P)
+        self.istate[bnb.N_RECORDS], self.istate[bnb.AUG_USED] = 1, P
+        bnb._push(self.order, self.istate, *self.open, self._bound(self.root), 0, -1)
+        B = int(self.problem.n_bins.max()) + 1
+        W = len(self.full)
+        self.scratch = (np.empty(W, np.uint64), np.empty(W, np.uint64), np.empty(n, np.int64),
+                        np.empty(n, np.int64), np.empty((d, B), np.int64),
+                        np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
+                        np.empty((d, 2), np.int64), np.zeros(d, np.int64),
+                        np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3))
 
     def _bound(self, rows):
         p = self.problem
         return float(kernels.bound(rows, len(rows), p.g, p.h, p.c, self.code, self.n_total,
                                    self.reg_lambda))
 
+    @property
+    def best_value(self):
+        return float(self.fstate[bnb.BEST_VALUE])
+
+    def best_query(self):
+        """Proposition numbers of the best query (in ``_PropositionSpace`` terms)."""
+        parent, prop = self.rec[0], self.rec[1]
+        found, r = [], int(self.istate[bnb.BEST_RECORD])
+        if self.istate[bnb.BEST_PROP] >= 0:
+            found.append(int(self.istate[bnb.BEST_PROP]))
+        while r >= 0:
+            if prop[r] >= 0:
+                found.append(int(prop[r]))
+            r = int(parent[r])
+        return tuple(sorted(int(self.props[s]) for s in found))
+
     def run(self, max_nodes, deadline):
-        """Expand queries until the boundary is empty or a budget is spent."""
-        while self.boundary:
-            if max_nodes is not None and self.nodes_expanded >= max_nodes:
+        """Expand queries until the open list is empty or a budget is spent."""
+        while deadline is None or time.perf_counter() < deadline:
+            batch = self.BATCH
+            if max_nodes is not None:
+                batch = min(batch, max_nodes - int(self.istate[bnb.EXPANDED]))
+                if batch <= 0:
+                    break
+            status = bnb.run_search(
+                self.Xp, self.gp, self.hp, self.cp, self.problem.n_bins, self.pf, self.pop,
+                self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
+                self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
+                *self.open,
+                *self.rec, *self.aug, self.istate, self.fstate, self.counters, *self.scratch)
+            if status == bnb.DONE:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            bound, parent, k = self.boundary.pop()
-            if self.alpha * bound <= self.best_value:
-                # The best value rose to this query's bound since it was pushed.
-                self.counters[kernels.BOUND_IMMEDIATE] += 1
-                self.pruned_max[0] = max(self.pruned_max[0], bound)
-                continue
-            if self._expand(parent, k):
+            if status == bnb.GROW:
+                self._grow()
+            elif status == bnb.IMPROVED:
                 self._record()
         self._record()
 
-    def _expand(self, parent, k):
-        """Lines 7-16 of Algorithm 1 for entry k of the parent's list (root: -1).
+    def _grow(self):
+        """Double the arrays that may overflow (and compact a FIFO)."""
+        P = len(self.props)
+        state = self.istate
+        if self.order == ORDERS.index("breadth_first") and state[bnb.OPEN_HEAD] > 0:
+            head, end = int(state[bnb.OPEN_HEAD]), int(state[bnb.N_OPEN])
+            for array in self.open:
+                array[: end - head] = array[head:end]
+            state[bnb.OPEN_HEAD], state[bnb.N_OPEN] = 0, end - head
+        if state[bnb.N_OPEN] + P > len(self.open[0]):
+            self.open = [_enlarged(a, int(state[bnb.N_OPEN]) + P) for a in self.open]
+        if state[bnb.N_RECORDS] + 1 > len(self.rec[0]):
+            self.rec = [_enlarged(a, int(state[bnb.N_RECORDS]) + 1) for a in self.rec]
+        if state[bnb.AUG_USED] + P > len(self.aug[0]):
+            self.aug = [_enlarged(a, int(state[bnb.AUG_USED]) + P) for a in self.aug]
 
-        Returns True if the best value improved.
-        """
-        problem, space = self.problem, self.space
-        aug_a, aug_b, aug_c = parent.aug
-        if k < 0:
-            props, rows = parent.props, parent.rows
-        else:
-            a = int(aug_a[k])
-            props, rows = parent.props + (a,), problem.refine(parent.rows, space.condition(a))
-        self.nodes_expanded += 1
-        # Large extents: the parallel histogram kernel, chosen by the problem.
-        build_hist = not problem._parallel(rows)
-        hist = self._hist if build_hist else problem.histograms(rows)
-        out_a, out_b, out_c = self._out
-        n_out, best, best_a = kernels.expand_node(
-            problem.X_binned, rows, problem.g, problem.h, problem.c, self.code, self.n_total,
-            self.reg_lambda, problem.n_bins, problem.is_nominal, space.feature, space.op,
-            space.bin, space.feature_start, hist, build_hist, *self._scores, aug_a, aug_b,
-            aug_c, k + 1, props[-1] if props else -1, self.best_value,
-            self.alpha, self.check_core, self._scratch, self._counts, out_a, out_b, out_c,
-            self.counters, self.pruned_max)
-        improved = best_a >= 0
-        if improved:
-            self.best_value = float(best)
-            self.best_props = props + (int(best_a),)
-            self.best_rows = problem.refine(rows, space.condition(best_a))
-        if self.limit and len(props) + 1 >= self.limit:
-            return improved  # children would reach the limit: nothing to expand
-        # Line 15: only core queries (critical index = own index) are pushed;
-        # without core pruning every kept entry has c == a.
-        core = np.flatnonzero((out_c[:n_out] == out_a[:n_out])
-                              & (self.alpha * out_b[:n_out] > self.best_value))
-        if not len(core):
-            return improved
-        node = _Parent(props, rows, (out_a[:n_out].copy(), out_b[:n_out].copy(),
-                                     out_c[:n_out].copy()))
-        if self.boundary.order == "depth_first":
-            core = core[::-1]  # pop the lowest proposition first
-        for j in core.tolist():
-            self.boundary.push(float(out_b[j]), node, j)
-        self.nodes_created += len(core)
-        return improved
+    def open_bounds(self):
+        head = int(self.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
+        return self.open[0][head:int(self.istate[bnb.N_OPEN])]
+
+    def max_open_bound(self):
+        bounds = self.open_bounds()
+        if not len(bounds):
+            return -np.inf
+        return float(bounds[0] if self.order == 0 else bounds.max())
 
     def upper_bound(self):
-        return max(self.best_value, self.boundary.max_bound(), float(self.pruned_max[0]))
+        return max(self.best_value, self.max_open_bound(), float(self.fstate[bnb.PRUNED_MAX]))
 
     def _record(self):
-        self.trace.append((self.nodes_expanded, time.perf_counter() - self._started,
+        self.trace.append((int(self.istate[bnb.EXPANDED]), time.perf_counter() - self._started,
                            self.best_value, self.upper_bound()))
 
     def stats(self, seconds):
         upper = self.upper_bound()
-        finished = not self.boundary
-        open_bound = self.boundary.max_bound()
-        certified = finished or self.best_value >= self.alpha * open_bound
+        finished = not len(self.open_bounds())
+        certified = finished or self.best_value >= self.alpha * self.max_open_bound()
         ratio = 1.0 if upper <= self.best_value else self.best_value / upper
+        c = self.counters
         return {
-            "nodes_created": self.nodes_created,
-            "nodes_expanded": self.nodes_expanded,
-            "pruned_bound_immediate": int(self.counters[kernels.BOUND_IMMEDIATE]),
-            "pruned_bound_propagated": int(self.counters[kernels.BOUND_PROPAGATED]),
-            "pruned_equivalence_immediate": int(self.counters[kernels.EQUIV_IMMEDIATE]),
-            "pruned_equivalence_propagated": int(self.counters[kernels.EQUIV_PROPAGATED]),
+            "nodes_created": int(self.istate[bnb.PUSHED]) + 1,
+            "nodes_expanded": int(self.istate[bnb.EXPANDED]),
+            "nodes_evaluated": int(self.istate[bnb.EVALUATED]),
+            "pruned_bound_immediate": int(c[bnb.BOUND_IMMEDIATE] + c[bnb.BOUND_AFTER_CHILDREN]),
+            "pruned_bound_propagated": int(c[bnb.BOUND_PROPAGATED]),
+            "pruned_equivalence_immediate": int(c[bnb.IMPLIED] + c[bnb.NOT_CORE]),
+            "pruned_equivalence_propagated": int(c[bnb.EQUIV_PROPAGATED]),
+            "critical_index_reused": int(c[bnb.CRIT_REUSED]),
+            "pruned_open": int(c[bnb.OPEN_PRUNED]),
             "certified": bool(certified),
             "certified_ratio": float(ratio),
             "upper_bound": float(upper),
             "search_time": seconds,
             "trace": tuple(self.trace),
         }
+
+
+def _enlarged(array, needed):
+    """A copy of ``array`` with at least ``needed`` (and twice as many) slots."""
+    out = np.empty(max(needed, 2 * len(array)), dtype=array.dtype)
+    out[: len(array)] = array
+    return out
 
 
 def shortest_equivalent(problem, props, rows, space=None):
@@ -526,6 +546,7 @@ def shortest_equivalent(problem, props, rows, space=None):
         # count[p] = outside rows that p keeps; the best p keeps the fewest.
         _, count, _ = space.score(problem, problem.histograms(outside), len(outside))
         count[~implied] = np.inf
+        count[np.setdiff1d(np.arange(len(count)), space.searched)] = np.inf
         p = int(np.argmin(count))
         chosen.append(p)
         outside = problem.refine(outside, space.condition(p))

@@ -37,6 +37,11 @@ class SearchProblem:
         Objective code, see :mod:`rulebook.objectives`.
     max_rule_length : int
         Largest number of conditions; 0 means unlimited.
+    allowed : ndarray of shape (n_features, max(n_bins) + 1, 4), bool, or None
+        ``allowed[feature, bin, op]`` marks the propositions the optimal
+        learner may use (``op`` as in :mod:`rulebook._search_kernels`:
+        ``LE, GT, EQ, NE = 0, 1, 2, 3``); None allows all. Used to search
+        exactly the propositions of another implementation.
     """
 
     X_binned: np.ndarray
@@ -49,6 +54,7 @@ class SearchProblem:
     reg_lambda: float
     objective: int
     max_rule_length: int = 0
+    allowed: np.ndarray | None = None
 
     @cached_property
     def n_total(self):

@@ -1,5 +1,7 @@
 """The optimal learner against brute-force enumeration of all conjunctions."""
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,7 +9,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score
 
 from rulebook import OptimalLearner, RuleBoostingClassifier, RuleBoostingRegressor
-from rulebook.datasets import make_noisy_parity
+from rulebook import optimal as optimal_module
+from rulebook.datasets import load_dataset, make_noisy_parity
 from rulebook.greedy import greedy_search
 from rulebook.learners import get_learner
 from rulebook.optimal import _PropositionSpace, optimal_search, shortest_equivalent
@@ -209,15 +212,47 @@ def test_row_order_does_not_change_the_optimum():
 
 
 def test_stats_count_every_pruning_kind_on_a_real_search():
-    stats = optimal_search(_random_problem(n=200, d=4, n_bins=5, seed=1)).stats
+    X, y = load_dataset("titanic")
+    model = RuleBoostingClassifier(n_rules=2, learner="optimal", max_bins=10, verbose=0).fit(X, y)
+    history = model.history_.iloc[1:]
     for key in ("pruned_bound_immediate", "pruned_bound_propagated",
-                "pruned_equivalence_immediate", "pruned_equivalence_propagated"):
-        assert stats[key] > 0, key
-    assert stats["nodes_created"] >= stats["nodes_expanded"] > 1
-    assert stats["certified"] and stats["certified_ratio"] == 1.0
-    seconds = [t[1] for t in stats["trace"]]
-    best = [t[2] for t in stats["trace"]]
-    assert seconds == sorted(seconds) and best == sorted(best)
+                "pruned_equivalence_immediate", "pruned_equivalence_propagated",
+                "critical_index_reused"):
+        assert history[key].sum() > 0, key
+    assert (history["nodes_created"] >= history["nodes_expanded"]).all()
+    assert (history["nodes_expanded"] > 1).all()
+    assert history["certified"].all() and (history["certified_ratio"] == 1.0).all()
+    for trace in history["trace"]:
+        seconds = [t[1] for t in trace]
+        best = [t[2] for t in trace]
+        assert seconds == sorted(seconds) and best == sorted(best)
+
+
+@contextmanager
+def _bitset_words(limit):
+    """Force the bitset (large limit) or the counts (limit 0) code path."""
+    saved = optimal_module.BITSET_MAX_WORDS
+    optimal_module.BITSET_MAX_WORDS = limit
+    try:
+        yield
+    finally:
+        optimal_module.BITSET_MAX_WORDS = saved
+
+
+@settings(max_examples=100, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=70, max_features=4),
+       st.sampled_from(ORDERS))
+def test_bitset_and_counts_paths_search_the_same_tree(problem, order):
+    """Both ways of testing implications give the same search, node for node."""
+    with _bitset_words(0):
+        counts = optimal_search(problem, order=order)
+    with _bitset_words(10**6):
+        bits = optimal_search(problem, order=order)
+    assert counts.value == bits.value
+    np.testing.assert_array_equal(counts.rows, bits.rows)
+    for key, value in counts.stats.items():
+        if key not in ("search_time", "trace"):
+            assert bits.stats[key] == value, key
 
 
 # -- the learner object --------------------------------------------------------

@@ -1,0 +1,462 @@
+"""Numba kernels of the branch-and-bound loop (Boley et al. 2021, Algorithm 1).
+
+The whole loop of Algorithm 1 (pop a query, evaluate and bound its tail
+augmentations, push its core children) runs in compiled code; Python only
+grows the arrays, checks the time limit and records the anytime trace. The
+kernel :func:`run_search` is resumable: it returns after a batch of node
+expansions, after an improvement of the best value, or when an array needs
+to grow, and continues from the state arrays on the next call.
+
+Layout
+------
+Rows are renumbered by *position* in the order of the gradient ratio
+``g / h`` (descending, Theorem 3.1), fixed once per search: ``Xp``, ``gp``,
+``hp``, ``cp`` are the binned data and statistics of the active rows in that
+order. An extent is then an ascending array of positions, already in ratio
+order, so the tight bound is one linear pass; and it is also a bitset over
+positions, so the extent of a query is the AND of its propositions' bitsets
+``bits[p]``. Open queries store no extent: it is recomputed from the query
+when they are popped (``depth`` ANDs of ``n / 64`` words), which keeps the
+memory of best-first search to a few dozen bytes per open query.
+
+Propositions are numbered in *search order* (the order of tail
+augmentation), arrays ``pf`` (feature), ``pop`` (operator) and ``pb`` (bin).
+The caller sorts them by ascending extent size, as the reference
+implementation does: propositions with large extents (hard to prune) then
+come last and have few tail augmentations.
+
+Records
+-------
+An expanded query with children on the boundary is a *record*: its parent
+record, the proposition it adds, its length, and its list ``A'`` of
+augmentations ``(a, bound, critical index)`` in the pools ``aug_a``,
+``aug_b``, ``aug_c``. An open query is ``(bound, record, entry)``: the
+record's query plus the proposition of that entry of its list (entry -1:
+the record's query itself, used for the root).
+
+References
+----------
+.. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
+   than greedy: interpretable models through optimal rule boosting. SDM.
+   Algorithm 1; Section 3.1 (Theorem 3.1); Section 3.2 (eq. 3.6-3.8,
+   Theorem 3.2).
+.. [2] Uno, T., Asai, T., Uchida, Y., Arimura, H. (2004). An efficient
+   algorithm for enumerating closed patterns in transaction databases.
+   Discovery Science. (Item order by ascending frequency.)
+"""
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ._bound_kernels import _implies, bound
+from ._config import jit
+from ._search_kernels import _satisfies
+from .objectives import _objective
+
+# Orders of the open list.
+BEST_FIRST, BREADTH_FIRST, DEPTH_FIRST = 0, 1, 2
+
+# Integer state slots (``istate``).
+(N_OPEN, OPEN_HEAD, N_RECORDS, AUG_USED, TIE, EXPANDED, PUSHED, EVALUATED,
+ BEST_RECORD, BEST_PROP, N_ISTATE) = range(11)
+# Float state slots (``fstate``).
+BEST_VALUE, PRUNED_MAX, N_FSTATE = 0, 1, 2
+
+# Pruning counters; the first four are the columns of Table 2 of [1].
+(BOUND_IMMEDIATE, BOUND_PROPAGATED, EQUIV_IMMEDIATE, EQUIV_PROPAGATED,
+ CRIT_REUSED, BOUND_AFTER_CHILDREN, OPEN_PRUNED, NOT_CORE, IMPLIED, N_COUNTERS) = range(10)
+
+# Why ``run_search`` returned.
+DONE, GROW, BATCH, IMPROVED = 0, 1, 2, 3
+
+
+@jit
+def proposition_bits(Xp, n_bins, pf, pop, pb, bits):
+    # IN: Xp (n, d) uint16, rows in position order; pf, pop, pb (P,) int64.
+    # OUT: bits (P, W) uint64, zeroed here: bit i of bits[p] is set if the
+    #      row at position i satisfies proposition p.
+    bits[:, :] = 0
+    one = np.uint64(1)
+    for p in range(pf.shape[0]):
+        f = pf[p]
+        column = Xp[:, f]
+        for i in range(Xp.shape[0]):
+            if _satisfies(column[i], pop[p], pb[p], n_bins[f]):
+                bits[p, i >> 6] |= one << np.uint64(i & 63)
+
+
+@jit
+def _extract(ext, out):
+    # IN: ext (W,) uint64 bitset. OUT: out, its first m entries the set
+    # positions, ascending. Returns m.
+    m = 0
+    for w in range(ext.shape[0]):
+        word = ext[w]
+        while word != 0:
+            out[m] = w * 64 + trailing_zeros(word)
+            m += 1
+            word &= word - np.uint64(1)
+    return m
+
+
+@jit
+def _query_extent(record, rec_parent, rec_prop, bits, full, ext):
+    # OUT: ext (W,) the bitset of the query of ``record`` (AND along the
+    # chain of records; ``full`` has a bit per active row).
+    ext[:] = full
+    r = record
+    while r >= 0:
+        p = rec_prop[r]
+        if p >= 0:
+            for w in range(ext.shape[0]):
+                ext[w] &= bits[p, w]
+        r = rec_parent[r]
+
+
+@jit
+def _feature_counts(Xp, rows, m, f, nb, counts, lo_hi):
+    # OUT: counts[f, :nb + 1] rows per bin of feature f (nb: missing bin),
+    #      lo_hi[f] = (lowest, highest) occupied non-missing bin (nb, -1
+    #      if none).
+    counts[f, :nb + 1] = 0
+    column = Xp[:, f]
+    for i in range(m):
+        counts[f, column[rows[i]]] += 1
+    lo, hi = nb, -1
+    for k in range(nb):
+        if counts[f, k] > 0:
+            if lo == nb:
+                lo = k
+            hi = k
+    lo_hi[f, 0] = lo
+    lo_hi[f, 1] = hi
+
+
+@jit
+def _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied):
+    # OUT: implied[p] = (the extent rows[:m] lies inside proposition p).
+    for f in range(Xp.shape[1]):
+        _feature_counts(Xp, rows, m, f, n_bins[f], counts, lo_hi)
+    for p in range(pf.shape[0]):
+        f = pf[p]
+        implied[p] = _implies(counts[f], n_bins[f], m, lo_hi[f, 0], lo_hi[f, 1], pop[p], pb[p])
+
+
+@jit
+def _critical_index(Xp, rows, m, a, n_bins, pf, pop, pb, implied, counts, lo_hi, stamp,
+                    stamps):
+    # crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j}, or a if none
+    # (Section 3.2). rows[:m] is the extent of q p_a; a feature's counts
+    # are built on first need (``stamps[f] == stamp`` marks them current).
+    for j in range(a):
+        if implied[j]:
+            continue
+        f = pf[j]
+        if stamps[f] != stamp:
+            _feature_counts(Xp, rows, m, f, n_bins[f], counts, lo_hi)
+            stamps[f] = stamp
+        if _implies(counts[f], n_bins[f], m, lo_hi[f, 0], lo_hi[f, 1], pop[j], pb[j]):
+            return j
+    return a
+
+
+@jit
+def _refine(Xp, rows, m, f, op, k, nb, gp, hp, cp, out, sums):
+    # OUT: out[:count] the rows of rows[:m] satisfying (f, op, k), order
+    # kept; sums[0:3] their (G, H, C). Returns count.
+    count = 0
+    sg, sh, sc = 0.0, 0.0, 0.0
+    column = Xp[:, f]
+    for i in range(m):
+        r = rows[i]
+        if _satisfies(column[r], op, k, nb):
+            out[count] = r
+            count += 1
+            sg += gp[r]
+            sh += hp[r]
+            sc += cp[r]
+    sums[0], sums[1], sums[2] = sg, sh, sc
+    return count
+
+
+@jit
+def _subset(x, y):
+    # Is bitset x a subset of bitset y?
+    for w in range(x.shape[0]):
+        if x[w] & ~y[w]:
+            return False
+    return True
+
+
+@jit
+def _is_implied(j, ext, bits, node, known, implied):
+    # Memoised "q -> p_j" for the node being expanded (``known[j] == node``).
+    if known[j] != node:
+        known[j] = node
+        implied[j] = _subset(ext, bits[j])
+    return implied[j]
+
+
+@jit
+def _critical_index_bits(child_ext, ext, a, bits, node, known, implied):
+    # crt(q p_a) with bitsets: the first j < a with q p_a -> p_j but not
+    # q -> p_j; a if none.
+    for j in range(a):
+        if _subset(child_ext, bits[j]) and not _is_implied(j, ext, bits, node, known, implied):
+            return j
+    return a
+
+
+@jit
+def _sums(rows, m, gp, hp, cp, sums):
+    sg, sh, sc = 0.0, 0.0, 0.0
+    for i in range(m):
+        r = rows[i]
+        sg += gp[r]
+        sh += hp[r]
+        sc += cp[r]
+    sums[0], sums[1], sums[2] = sg, sh, sc
+
+
+# ---------------------------------------------------------------- open list
+
+@jit
+def _heap_less(b1, t1, b2, t2):
+    # Larger bound first; on ties the older entry (smaller tie number).
+    return b1 > b2 or (b1 == b2 and t1 < t2)
+
+
+@jit
+def _push(order, istate, open_b, open_t, open_rec, open_e, bnd, rec, e):
+    i = istate[N_OPEN]
+    istate[N_OPEN] = i + 1
+    t = istate[TIE]
+    istate[TIE] = t + 1
+    open_b[i], open_t[i], open_rec[i], open_e[i] = bnd, t, rec, e
+    if order != BEST_FIRST:
+        return
+    while i > 0:  # sift up
+        parent = (i - 1) >> 1
+        if not _heap_less(open_b[i], open_t[i], open_b[parent], open_t[parent]):
+            break
+        _swap(open_b, open_t, open_rec, open_e, i, parent)
+        i = parent
+
+
+@jit
+def _swap(open_b, open_t, open_rec, open_e, i, j):
+    open_b[i], open_b[j] = open_b[j], open_b[i]
+    open_t[i], open_t[j] = open_t[j], open_t[i]
+    open_rec[i], open_rec[j] = open_rec[j], open_rec[i]
+    open_e[i], open_e[j] = open_e[j], open_e[i]
+
+
+@jit
+def _pop(order, istate, open_b, open_t, open_rec, open_e):
+    # Returns (bound, record, entry) of the next open query.
+    if order == BREADTH_FIRST:
+        i = istate[OPEN_HEAD]
+        istate[OPEN_HEAD] = i + 1
+        return open_b[i], open_rec[i], open_e[i]
+    n = istate[N_OPEN] - 1
+    istate[N_OPEN] = n
+    if order == DEPTH_FIRST:
+        return open_b[n], open_rec[n], open_e[n]
+    top = (open_b[0], open_rec[0], open_e[0])
+    _swap(open_b, open_t, open_rec, open_e, 0, n)
+    i = 0
+    while True:  # sift down
+        left = 2 * i + 1
+        if left >= n:
+            break
+        child = left
+        if left + 1 < n and _heap_less(open_b[left + 1], open_t[left + 1],
+                                       open_b[left], open_t[left]):
+            child = left + 1
+        if not _heap_less(open_b[child], open_t[child], open_b[i], open_t[i]):
+            break
+        _swap(open_b, open_t, open_rec, open_e, i, child)
+        i = child
+    return top
+
+
+# ---------------------------------------------------------------- the loop
+
+@jit
+def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
+               code, n_total, reg_lambda, alpha, check_core, max_length, order, max_expansions,
+               use_bits,
+               open_b, open_t, open_rec, open_e,
+               rec_parent, rec_prop, rec_length, rec_aug_off, rec_aug_len,
+               aug_a, aug_b, aug_c,
+               istate, fstate, counters,
+               ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
+               stamps, known, implied, sums):
+    # Algorithm 1 of [1] until the open list is empty (DONE), an array may
+    # overflow (GROW: the caller enlarges it and calls again), the best
+    # value improved (IMPROVED) or ``max_expansions`` queries were expanded
+    # in this call (BATCH).
+    # IN: data and propositions as in the module docstring; check_core
+    #     False keeps only the q -> p_a equivalence pruning (needed with a
+    #     length limit); max_length 0 = unlimited; use_bits: implications
+    #     and refinements by bitset operations (small n) rather than by
+    #     per-feature counts and row filters (large n).
+    # IN/OUT: the open list, records, pools, state and counters.
+    # SCRATCH: the rest.
+    n_props = pf.shape[0]
+    expanded_here = 0
+    stamp = stamps.max()
+    while True:
+        if order == BREADTH_FIRST:
+            if istate[OPEN_HEAD] >= istate[N_OPEN]:
+                return DONE
+        elif istate[N_OPEN] == 0:
+            return DONE
+        if expanded_here >= max_expansions:
+            return BATCH
+        if (istate[N_OPEN] + n_props > open_b.shape[0]
+                or istate[N_RECORDS] + 1 > rec_parent.shape[0]
+                or istate[AUG_USED] + n_props > aug_a.shape[0]):
+            return GROW
+        bnd, record, e = _pop(order, istate, open_b, open_t, open_rec, open_e)
+        best = fstate[BEST_VALUE]
+        if alpha * bnd <= best:
+            # The best value rose to this query's bound since it was pushed.
+            counters[OPEN_PRUNED] += 1
+            fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], bnd)
+            continue
+        expanded_here += 1
+        istate[EXPANDED] += 1
+        # The popped query q: a new record unless it is the record's own query.
+        if e < 0:
+            q = record
+            tail = rec_prop[q]
+            first, last = rec_aug_off[q], rec_aug_off[q] + rec_aug_len[q]
+        else:
+            q = istate[N_RECORDS]
+            istate[N_RECORDS] = q + 1
+            rec_parent[q] = record
+            rec_prop[q] = aug_a[e]
+            rec_length[q] = rec_length[record] + 1
+            tail = aug_a[e]
+            first, last = e + 1, rec_aug_off[record] + rec_aug_len[record]
+        _query_extent(q, rec_parent, rec_prop, bits, full, ext)
+        m = _extract(ext, rows)
+        node = istate[EXPANDED]
+        if not use_bits:
+            # Large data: implications from per-feature counts (m x d)
+            # rather than one n / 64-word test per proposition.
+            _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
+            known[:] = node
+        improved = False
+        start = istate[AUG_USED]
+        kept = 0
+        for k in range(first, last):
+            a, b, crit = aug_a[k], aug_b[k], aug_c[k]
+            if check_core and crit < tail:
+                # eq. 3.8: the witness crit (q_parent p_a -> p_crit, q_parent
+                # does not) lies before tail(q): no core query extending q
+                # contains p_a (Theorem 3.2).
+                counters[EQUIV_PROPAGATED] += 1
+                continue
+            if alpha * b <= best:
+                # OPUS: b bounds the parent's refinement by p_a, whose extent
+                # contains those of q p_a and all its extensions.
+                counters[BOUND_PROPAGATED] += 1
+                fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], b)
+                continue
+            if _is_implied(a, ext, bits, node, known, implied):
+                # q p_a is equivalent to q; so is every extension of both.
+                counters[IMPLIED] += 1
+                continue
+            if use_bits:
+                for w in range(ext.shape[0]):
+                    child_ext[w] = ext[w] & bits[a, w]
+                m_a = _extract(child_ext, child_rows)
+                _sums(child_rows, m_a, gp, hp, cp, sums)
+            else:
+                f = pf[a]
+                m_a = _refine(Xp, rows, m, f, pop[a], pb[a], n_bins[f], gp, hp, cp, child_rows,
+                              sums)
+            if m_a == 0:
+                counters[BOUND_IMMEDIATE] += 1  # objective 0, extensions too
+                continue
+            istate[EVALUATED] += 1
+            value = _objective(code, sums[0], sums[1], sums[2], n_total, reg_lambda)
+            if value > best:
+                best = value
+                fstate[BEST_VALUE] = value
+                istate[BEST_RECORD] = q
+                istate[BEST_PROP] = a
+                improved = True
+            b_a = bound(child_rows, m_a, gp, hp, cp, code, n_total, reg_lambda)
+            if alpha * b_a <= best:
+                counters[BOUND_IMMEDIATE] += 1
+                fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], b_a)
+                continue
+            if not check_core:
+                c_a = a
+            elif crit < a and not _is_implied(crit, ext, bits, node, known, implied):
+                # eq. 3.7: q p_a -> p_crit still and q does not imply p_crit:
+                # q p_a is not a core query; the entry stays for siblings.
+                c_a = crit
+                counters[CRIT_REUSED] += 1
+            elif use_bits:
+                c_a = _critical_index_bits(child_ext, ext, a, bits, node, known, implied)
+            else:
+                stamp += 1
+                c_a = _critical_index(Xp, child_rows, m_a, a, n_bins, pf, pop, pb, implied,
+                                      child_counts, child_lo_hi, stamp, stamps)
+            aug_a[start + kept] = a
+            aug_b[start + kept] = b_a
+            aug_c[start + kept] = c_a
+            kept += 1
+        kept = _drop_overtaken(aug_a, aug_b, aug_c, start, kept, alpha, best, counters, fstate)
+        pushed = _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_b,
+                                aug_c, start, kept, q, rec_length[q], max_length, counters)
+        if pushed > 0:
+            rec_aug_off[q] = start
+            rec_aug_len[q] = kept
+            istate[AUG_USED] = start + kept
+        else:
+            rec_aug_off[q] = start
+            rec_aug_len[q] = 0
+            if e >= 0 and istate[BEST_RECORD] != q:
+                istate[N_RECORDS] = q  # nothing refers to q: drop its record
+        if improved:
+            return IMPROVED
+
+
+@jit
+def _drop_overtaken(aug_a, aug_b, aug_c, start, kept, alpha, best, counters, fstate):
+    # Entries whose bound the best value reached later in the same node.
+    n = 0
+    for k in range(start, start + kept):
+        if alpha * aug_b[k] <= best:
+            counters[BOUND_AFTER_CHILDREN] += 1
+            fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], aug_b[k])
+            continue
+        aug_a[start + n], aug_b[start + n], aug_c[start + n] = aug_a[k], aug_b[k], aug_c[k]
+        n += 1
+    return n
+
+
+@jit
+def _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_b, aug_c,
+                   start, kept, q, length, max_length, counters):
+    # Line 15: only core queries (critical index = own index) are pushed.
+    # Returns how many.
+    pushed = 0
+    for i in range(kept):
+        # Depth-first pops the last pushed: push in reverse so that the
+        # lowest proposition is expanded first.
+        k = start + (kept - 1 - i if order == DEPTH_FIRST else i)
+        if aug_c[k] != aug_a[k]:
+            counters[NOT_CORE] += 1
+            continue
+        if max_length > 0 and length + 1 >= max_length:
+            continue  # its children would exceed the length limit
+        _push(order, istate, open_b, open_t, open_rec, open_e, aug_b[k], q, k)
+        pushed += 1
+    istate[PUSHED] += pushed
+    return pushed
