@@ -186,8 +186,10 @@ def test_normalised_risk_is_test_loss_over_the_training_intercepts_loss():
                              return_train_score=True, return_risk=True,
                              history_columns=("train_loss", "coverage"))
     assert frame.columns.tolist() == COLUMNS + ["train_score", "risk", "normalised_risk",
-                                                "train_normalised_risk", "train_loss", "coverage"]
-    assert frame.dtypes[["risk", "normalised_risk", "train_normalised_risk"]].eq("float64").all()
+                                                "zero_normalised_risk", "train_normalised_risk",
+                                                "train_loss", "coverage"]
+    risks = ["risk", "normalised_risk", "zero_normalised_risk", "train_normalised_risk"]
+    assert frame.dtypes[risks].eq("float64").all()
     # The 0-rule model *is* the intercept fitted on the training split.
     intercept = frame[frame.n_rules == 0].iloc[0]
     assert intercept.normalised_risk == pytest.approx(1.0)
@@ -204,6 +206,7 @@ def test_normalised_risk_is_test_loss_over_the_training_intercepts_loss():
     assert last.risk == pytest.approx(risk)
     assert last.normalised_risk == pytest.approx(risk / reference)
     assert last.normalised_risk < 0.9
+    assert last.zero_normalised_risk == pytest.approx(risk / np.log(2))  # raw score 0: p = 1/2
     # history_columns: round k of the boosting run on the k-rule row.
     history = model.history_
     assert frame.train_loss.tolist() == pytest.approx(history.train_loss.tolist())
@@ -217,6 +220,11 @@ def test_history_columns_are_missing_for_rulefit_and_must_not_clash():
                              max_rules=2, history_columns="train_loss", return_risk=True)
     assert frame.train_loss.isna().all()
     assert (frame.normalised_risk > 0).all()
+    # Squared loss: the zero model's risk is the mean of y^2 on the test split.
+    _, test = next(ShuffleSplit(1, test_size=0.2, random_state=0).split(X))
+    ratio = frame.zero_normalised_risk / frame.normalised_risk
+    reference = np.mean((y.iloc[test] - y.iloc[np.setdiff1d(np.arange(400), test)].mean()) ** 2)
+    assert ratio.to_numpy() == pytest.approx(reference / np.mean(y.iloc[test] ** 2))
     with pytest.raises(ValueError, match="clash"):
         compare_learners(X, y, {"g": RuleBoostingRegressor()}, history_columns=["complexity"])
 
