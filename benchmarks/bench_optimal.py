@@ -1,0 +1,478 @@
+"""Time to fit 10 optimal rules: rulebook side by side with the paper's code (realkd 0.2.1).
+
+For every dataset of Boley et al. (2021), Table 1, that is available here
+(plus friedman1-3 and noisy parity, generated), with the paper's reg_lambda
+and the paper's propositions (``rulebook.binning.paper_cut_points`` /
+``paper_allowed``: k/2 equal-frequency thresholds per numeric column, each
+giving ``x <= c`` and ``x >= c``; ``x == v`` per category), prints one row:
+rulebook's time for 10 optimal rules, nodes expanded, peak memory and
+whether every round was certified optimal; realkd's time, nodes and peak
+memory on the same data with the same propositions (killed after
+``--realkd-timeout`` seconds); their ratios. Then, for every round realkd
+completed, the per-round check: given realkd's previous rules (so the same
+gradients), the objective value of rulebook's optimal query against
+realkd's, and both searches' pruning counters in the columns of the
+paper's Table 2. Summary lines say plainly which targets are met.
+
+Each fit runs in a fresh child process so that peak memory (VmHWM, the
+kernel's high-water mark of resident memory) is measured the same way on
+both sides. realkd runs under its own interpreter (``--realkd-python``, env
+``REALKD_PYTHON``; see benchmarks/README.md).
+
+Run from the repository root::
+
+    python benchmarks/bench_optimal.py --quick                # smoke run: 3 small datasets, 3 rules
+    python benchmarks/bench_optimal.py --datasets iris wine --realkd-timeout 120
+    python benchmarks/bench_optimal.py --no-realkd            # rulebook only, every dataset
+    python benchmarks/bench_optimal.py --csv results.csv      # also results.rounds.csv
+
+realkd is slow (the paper reports 144 s for titanic and 2437 s for mobile
+prices on its laptop): the full run with realkd takes hours.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import _realkd  # sibling module; benchmarks/ is sys.path[0] when run as a script
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+# Table 1 of the paper, in its order, as far as the data is here (IBM HR,
+# classification2, telco churn, red wine quality and life expectancy are not).
+TABLE1 = ["breast_cancer", "digits5", "gender_recognition", "iris", "wine", "tic_tac_toe",
+          "titanic", "boston", "demographics", "insurance", "diabetes", "friedman1",
+          "friedman2", "friedman3", "mobile_prices", "suicide_rates", "used_cars", "videogames",
+          "world_happiness", "noisy_parity"]
+QUICK = ["iris", "wine", "tic_tac_toe"]
+# Generated problems: generator, arguments (the paper's n), task, reg_lambda,
+# propositions per column (shared/datasets/README.md).
+GENERATED = {
+    "friedman1": ("make_friedman1", {"n_samples": 2000}, "regression", 2.0, 6),
+    "friedman2": ("make_friedman2", {"n_samples": 10000}, "regression", 2.0, 10),
+    "friedman3": ("make_friedman3", {"n_samples": 5000}, "regression", 2.0, 10),
+    # Fig. 1 states neither n nor sigma; 1000 rows of d = 3 with the
+    # generator's sigma = 0.5 (realkd's default).
+    "noisy_parity": ("make_noisy_parity", {"n_samples": 1000, "n_features": 3}, "binary", 10.0, 8),
+}
+DEFAULT_PROPOSITIONS = 10  # realkd's default max_col_attr, where the paper gives none
+TARGETS = {"max_seconds": 10.0, "median_seconds": 1.0, "speedup": 100.0, "memory_ratio": 10.0}
+RELATIVE_TOLERANCE = 1e-9
+
+
+# -- data -------------------------------------------------------------------
+@dataclass
+class Case:
+    name: str
+    X: pd.DataFrame
+    y01: np.ndarray  # binary: 1 = positive class, 0 = other; regression: the target
+    task: str
+    reg_lambda: float
+    propositions: object
+
+
+def load_case(name, data_home, seed):
+    from rulebook import datasets
+
+    if name in GENERATED:
+        maker, kwargs, task, reg_lambda, propositions = GENERATED[name]
+        X, y = getattr(datasets, maker)(**kwargs, random_state=seed)
+        y = (y > 0).astype(np.int64) if task == "binary" else y.astype(np.float64)
+        return Case(name, X, y.to_numpy(), task, reg_lambda, propositions)
+    info = datasets.DATASETS[name]
+    # dropna: the paper's rows (titanic 1043, demographics 6876, videogames 16327).
+    X, y = datasets.load_dataset(name, data_home=data_home, dropna=True)
+    if info.task == "binary":
+        y = (y == info.positive).astype(np.int64)
+    propositions = info.paper_propositions or DEFAULT_PROPOSITIONS
+    return Case(name, X, y.to_numpy(), info.task, float(info.paper_reg_lambda), propositions)
+
+
+# -- rulebook, in a child process ------------------------------------------------
+@dataclass(frozen=True)
+class PaperPropositions:
+    """A learner that searches only the paper's propositions.
+
+    The estimators have no option for the ``allowed`` mask of
+    :class:`rulebook.search.SearchProblem`, so this wrapper sets it on each
+    round's problem and hands the problem to the optimal learner.
+    """
+
+    allowed: np.ndarray
+    learner: object
+    name = "optimal"
+
+    def search(self, problem):
+        if self.allowed.shape[:2] != (problem.n_features, int(problem.n_bins.max()) + 1):
+            raise ValueError("allowed mask does not fit the estimator's bins")
+        return self.learner.search(dataclasses.replace(problem, allowed=self.allowed))
+
+
+def paper_setup(X, propositions):
+    """Cut points and allowed mask of the paper's propositions (binned as the estimator does)."""
+    from rulebook.binning import Binner, paper_allowed, paper_cut_points
+
+    cut_points = paper_cut_points(X, propositions)
+    binner = Binner(max_bins=255, cut_points=cut_points)
+    X_binned = binner.fit_transform(X, np.ones(len(X)))
+    return cut_points, binner, X_binned, paper_allowed(binner, X, propositions)
+
+
+def make_estimator(task, n_rules, reg_lambda, cut_points, learner):
+    from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
+
+    kwargs = dict(n_rules=n_rules, learner=learner, reg_lambda=reg_lambda, max_bins=255,
+                  cut_points=cut_points, verbose=0)
+    if task == "binary":
+        return RuleBoostingClassifier(**kwargs)
+    return RuleBoostingRegressor(loss="squared", **kwargs)
+
+
+def rulebook_child(data_path, config_json):
+    """Child process: warm up, fit once, print one JSON line of figures."""
+    from rulebook import OptimalLearner
+
+    config = json.loads(config_json)
+    X, y = _realkd.read_frame(data_path)
+    cut_points, _, _, allowed = paper_setup(X, config["propositions"])
+    # Untimed warm-up on the same data (a small node budget): compiles the
+    # kernels this data needs, or loads them from numba's cache.
+    warm = PaperPropositions(allowed, OptimalLearner(max_nodes=20))
+    make_estimator(config["task"], 1, config["reg_lambda"], cut_points, warm).fit(X, y)
+    baseline = _realkd.peak_rss_mb()
+    learner = PaperPropositions(allowed, OptimalLearner())
+    model = make_estimator(config["task"], config["n_rules"], config["reg_lambda"], cut_points,
+                           learner)
+    start = time.perf_counter()
+    model.fit(X, y)  # validation, binning and all rounds are timed
+    seconds = time.perf_counter() - start
+    peak = _realkd.peak_rss_mb()
+    history = model.history_.iloc[1:]
+    counters = ["nodes_expanded", "nodes_created", "pruned_bound_immediate",
+                "pruned_bound_propagated", "pruned_equivalence_immediate",
+                "pruned_equivalence_propagated"]
+    print(json.dumps({
+        "seconds": seconds, "baseline_mb": baseline, "peak_mb": peak, "rounds": len(history),
+        "certified": bool(history["certified"].all()),
+        "n_allowed": int(allowed.sum()),
+        **{name: int(history[name].sum()) for name in counters},
+        "objective": history["objective"].tolist(),
+    }))
+
+
+def run_rulebook(case, n_rules, threads):
+    config = {"task": case.task, "reg_lambda": case.reg_lambda, "n_rules": n_rules,
+              "propositions": case.propositions}
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data.json"
+        _realkd.write_frame(data, case.X, case.y01)
+        out = subprocess.run([sys.executable, __file__, "--rulebook-child", str(data),
+                              json.dumps(config)], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(f"rulebook child failed on {case.name}:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# -- realkd -------------------------------------------------------------------------
+def run_realkd(args, case, n_rules):
+    y = 2 * case.y01 - 1 if case.task == "binary" else case.y01
+    config = {"loss": "logistic" if case.task == "binary" else "squared",
+              "reg": case.reg_lambda, "max_col_attr": case.propositions, "n_rules": n_rules}
+    return _realkd.run(args.realkd_python, case.X, pd.Series(y), config,
+                       args.realkd_timeout, args.realkd_max_memory)
+
+
+def realkd_extents(X, attributes):
+    """Non-empty extents of realkd's propositions (as printed: ``col<=v``, ``col>=v``, ``col==v``)."""
+    extents = set()
+    for text in attributes:
+        for op in ("<=", ">=", "=="):
+            name, sep, value = text.partition(op)
+            if sep and name in X.columns:
+                break
+        column = X[name]
+        if op == "==":
+            mask = (column == value).to_numpy(dtype=bool, na_value=False)
+        else:
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            mask = values <= float(value) if op == "<=" else values >= float(value)
+        if mask.any():
+            extents.add((name, mask.tobytes()))
+    return extents
+
+
+def our_extents(X, binner, X_binned, allowed):
+    from rulebook.binning import EQ, GT, LE
+
+    extents = set()
+    for j, feature in enumerate(binner.features_):
+        b, nb = X_binned[:, j].astype(int), feature.n_bins
+        for k, op in zip(*np.nonzero(allowed[j])):
+            mask = {LE: b <= k, GT: (b > k) & (b < nb), EQ: b == k}[op]
+            if mask.any():
+                extents.add((feature.name, mask.tobytes()))
+    return extents
+
+
+# -- the per-round comparison, in this process -------------------------------------
+def compare_rounds(case, setup, realkd_rounds, time_limit):
+    """For each realkd round: our optimal value given realkd's previous rules."""
+    from rulebook.losses import get_loss
+    from rulebook.objectives import OBJECTIVES, objective_value
+    from rulebook.optimal import optimal_search
+    from rulebook.search import SearchProblem
+
+    _, binner, X_binned, allowed = setup
+    loss = get_loss("logistic" if case.task == "binary" else "squared")
+    y = (2.0 * case.y01 - 1.0) if case.task == "binary" else case.y01.astype(np.float64)
+    n = len(y)
+    ones = np.ones(n)
+    raw = np.zeros(n)  # realkd's ensemble starts at 0; round 0 is its offset rule
+    rows = []
+    for record in realkd_rounds:
+        t = record["round"]
+        if t > 0:
+            g, h = loss.gradient_hessian(y, raw, ones)
+            problem = SearchProblem(X_binned=X_binned, n_bins=binner.n_bins_,
+                                    is_nominal=binner.is_nominal_, g=g, h=h, c=ones,
+                                    rows=np.arange(n), reg_lambda=case.reg_lambda,
+                                    objective=OBJECTIVES["second_order"], allowed=allowed)
+            if t == 1:  # untimed: compile the kernels (or load them from the cache)
+                optimal_search(problem, max_nodes=5)
+            result = optimal_search(problem, time_limit=time_limit)
+            extent = np.asarray(record["extent"], dtype=np.intp)
+            theirs = float(objective_value("second_order", g[extent].sum(), h[extent].sum(),
+                                           float(len(extent)), float(n), case.reg_lambda))
+            ours = float(result.value)
+            stats = result.stats
+            rows.append({
+                "dataset": case.name, "round": t,
+                "realkd value": record["value"], "realkd value (ours)": theirs,
+                "rulebook value": ours,
+                "rel diff": (ours - record["value"]) / abs(record["value"]) if record["value"] else 0.0,
+                "ok": ours >= record["value"] * (1 - RELATIVE_TOLERANCE) - 1e-300,
+                "certified": stats["certified"],
+                "realkd s": record["search_seconds"], "rulebook s": stats["search_time"],
+                "realkd popped": record["popped"], "rulebook expanded": stats["nodes_expanded"],
+                "realkd created": record["created"], "rulebook created": stats["nodes_created"],
+                **realkd_table2(record), **rulebook_table2(stats),
+                **{f"realkd {name}": record[name] for name in _realkd.COUNTERS},
+                "realkd query": record["query"],
+            })
+        # realkd's score update: the rule's weight added on its extent, in order.
+        raw[np.asarray(record["extent"], dtype=np.intp)] += record["weight"]
+    return rows
+
+
+def realkd_table2(record):
+    """realkd's seven counters in the four columns of the paper's Table 2 (see README)."""
+    return {
+        "rk bnd imm": record["bnd_immediate_hits"] + record["bnd_post_children_hits"],
+        "rk bnd prop": record["del_bnd_hits"],
+        "rk eq imm": record["clo_hits"] + record["non_lexmin_hits"],
+        "rk eq prop": record["rec_crit_hits"],
+    }
+
+
+def rulebook_table2(stats):
+    return {
+        "rb bnd imm": stats["pruned_bound_immediate"],
+        "rb bnd prop": stats["pruned_bound_propagated"],
+        "rb eq imm": stats["pruned_equivalence_immediate"],
+        "rb eq prop": stats["pruned_equivalence_propagated"],
+    }
+
+
+# -- one dataset ---------------------------------------------------------------------
+def benchmark(args, name, n_rules):
+    case = load_case(name, args.data_home, args.seed)
+    setup = paper_setup(case.X, case.propositions)
+    ours = run_rulebook(case, n_rules, args.threads)
+    row = {"dataset": name, "n": case.X.shape[0], "d": case.X.shape[1],
+           "lambda": case.reg_lambda, "props": ours["n_allowed"],
+           "rb s": ours["seconds"], "rb nodes": ours["nodes_expanded"],
+           "rb MB": ours["peak_mb"], "rb +MB": ours["peak_mb"] - ours["baseline_mb"],
+           "certified": "yes" if ours["certified"] else "NO"}
+    rounds = []
+    if not args.no_realkd:
+        theirs = run_realkd(args, case, n_rules)
+        done = [r for r in theirs["rounds"] if r["round"] > 0]
+        finished = theirs["status"] == "finished"
+        realkd_seconds = sum(r["seconds"] for r in theirs["rounds"])
+        baseline = theirs["header"].get("baseline_maxrss_mb", np.nan)
+        same = (realkd_extents(case.X, theirs["header"]["attributes"])
+                == our_extents(case.X, *setup[1:])) if theirs["header"] else None
+        row.update({
+            "realkd": f"{len(done)}/{n_rules}" + ("" if finished else f" {theirs['status']}"),
+            "rk s": realkd_seconds if finished else np.nan,
+            "rk nodes": sum(r["popped"] for r in done),
+            "rk MB": theirs["peak_mb"], "rk +MB": theirs["peak_mb"] - baseline,
+            "speed-up": realkd_seconds / ours["seconds"] if finished else np.nan,
+            "at least": (theirs["wall"] / ours["seconds"]) if not finished else np.nan,
+            "mem ratio": theirs["peak_mb"] / ours["peak_mb"],
+            "same props": {True: "yes", False: "NO", None: "-"}[same],
+        })
+        if theirs["status"] == "error":
+            print(f"  realkd failed on {name}:\n{theirs['stderr']}", file=sys.stderr)
+        rounds = compare_rounds(case, setup, theirs["rounds"], args.compare_time_limit)
+    return row, rounds
+
+
+# -- output ---------------------------------------------------------------------------
+def print_summary(table, rounds, args):
+    seconds = table["rb s"]
+    median, worst = seconds.median(), seconds.max()
+    verdict = lambda ok: "met" if ok else "NOT MET"  # noqa: E731
+    print(f"\nrulebook: median fit time {median:.3f} s (target <= {TARGETS['median_seconds']:.0f} s: "
+          f"{verdict(median <= TARGETS['median_seconds'])}); max {worst:.3f} s on "
+          f"{table.loc[seconds.idxmax(), 'dataset']} (target <= {TARGETS['max_seconds']:.0f} s "
+          f"on every dataset: {verdict(worst <= TARGETS['max_seconds'])})")
+    uncertified = table.loc[table["certified"] != "yes", "dataset"].tolist()
+    print(f"certified optimal in every round: {'all datasets' if not uncertified else 'NOT on ' + ', '.join(uncertified)}")
+    if args.no_realkd:
+        return
+    finished = table["speed-up"].dropna()
+    if len(finished):
+        slow = table.loc[table["speed-up"] < TARGETS["speedup"], "dataset"].tolist()
+        print(f"speed-up over realkd where it finished: {finished.min():.0f}x .. {finished.max():.0f}x "
+              f"(target >= {TARGETS['speedup']:.0f}x: "
+              f"{verdict(not slow)}{'; below on ' + ', '.join(slow) if slow else ''})")
+    unfinished = table[table["speed-up"].isna()]
+    for _, row in unfinished.iterrows():
+        print(f"realkd did not finish {row['dataset']} ({row['realkd']}): rulebook at least "
+              f"{row['at least']:.0f}x faster")
+    memory = table["mem ratio"]
+    low = table.loc[memory < TARGETS["memory_ratio"], "dataset"].tolist()
+    print(f"peak memory (whole process, VmHWM) realkd / rulebook: {memory.min():.2f}x .. "
+          f"{memory.max():.2f}x (target >= {TARGETS['memory_ratio']:.0f}x: {verdict(not low)}"
+          f"{'; below on ' + ', '.join(low) if low else ''})")
+    growth = table["rk +MB"] / table["rb +MB"].clip(lower=1.0)
+    print(f"growth of peak memory during the fit, realkd / rulebook: {growth.min():.1f}x .. "
+          f"{growth.max():.1f}x (rulebook's growth floored at 1 MB)")
+    if len(rounds):
+        bad = rounds[~rounds["ok"]]
+        print(f"per-round objective, rulebook >= realkd given realkd's previous rules (relative "
+              f"tolerance {RELATIVE_TOLERANCE:g}): {len(rounds) - len(bad)}/{len(rounds)} rounds"
+              + ("" if bad.empty else "; NOT on " + ", ".join(f"{d} round {t}" for d, t in
+                                                               zip(bad["dataset"], bad["round"]))))
+    differ = table.loc[table["same props"] == "NO", "dataset"].tolist()
+    print("propositions identical to realkd's (sets of non-empty extents): "
+          + ("yes on every dataset" if not differ else "NO on " + ", ".join(differ)))
+
+
+def print_rounds(rounds):
+    if rounds.empty:
+        return
+    columns = ["dataset", "round", "realkd value", "rulebook value", "rel diff", "ok",
+               "realkd s", "rulebook s", "realkd popped", "rulebook expanded",
+               "rk bnd imm", "rb bnd imm", "rk bnd prop", "rb bnd prop",
+               "rk eq imm", "rb eq imm", "rk eq prop", "rb eq prop"]
+    print("\nPer round, given realkd's previous rules (same g, h): objective of each "
+          "learner's query, search seconds, nodes expanded (realkd: popped), and the pruning "
+          "counts in the paper's Table 2 columns (rk = realkd, rb = rulebook; mapping in "
+          "benchmarks/README.md).")
+    formats = {"realkd value": "{:.6g}".format, "rulebook value": "{:.6g}".format,
+               "rel diff": "{:+.1e}".format, "realkd s": "{:.3f}".format,
+               "rulebook s": "{:.4f}".format}
+    print(rounds[columns].to_string(index=False, formatters=formats))
+
+
+def cpu_name():
+    lines = Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []
+    names = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+    return names[0] if names else platform.processor() or platform.machine()
+
+
+def realkd_version(python):
+    code = "from importlib.metadata import version; print(version('realkd'))"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", help=f"names (default: {' '.join(TABLE1)})")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"smoke run: {' '.join(QUICK)}, 3 rules, realkd timeout 120 s")
+    parser.add_argument("--rules", type=int, default=None, help="rules per fit (default 10; --quick 3)")
+    parser.add_argument("--no-realkd", action="store_true", help="rulebook only")
+    parser.add_argument("--realkd-python", default=os.environ.get("REALKD_PYTHON",
+                                                                  "/root/realkdenv/bin/python"),
+                        help="interpreter with realkd==0.2.1 (env REALKD_PYTHON)")
+    parser.add_argument("--realkd-timeout", type=float, default=None,
+                        help="seconds per dataset before realkd is stopped (default 600; --quick 120)")
+    parser.add_argument("--realkd-max-memory", type=float, default=8000.0,
+                        help="MB of resident memory at which realkd is stopped (default 8000)")
+    parser.add_argument("--compare-time-limit", type=float, default=60.0,
+                        help="seconds per round for rulebook's search in the per-round check")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="numba threads")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated problems")
+    parser.add_argument("--data-home", type=Path, default=SHARED)
+    parser.add_argument("--csv", type=Path, help="write the table here and the rounds to *.rounds.csv")
+    args = parser.parse_args()
+    args.rules = args.rules or (3 if args.quick else 10)
+    args.realkd_timeout = args.realkd_timeout or (120.0 if args.quick else 600.0)
+    return args
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--rulebook-child":
+        rulebook_child(*sys.argv[2:])
+        return
+    args = parse_args()
+    names = args.datasets or (QUICK if args.quick else TABLE1)
+    versions = ", ".join(f"{p} {metadata.version(p)}" for p in ["rulebook", "numba", "numpy", "pandas"])
+    print(f"machine: {cpu_name()}, {os.cpu_count()} cores; numba threads {args.threads}; "
+          f"python {platform.python_version()}, {versions}")
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        print(f"WARNING: 1-minute load average is {load:.2f}: other processes are running, "
+              "timings are under load")
+    if not args.no_realkd:
+        version = realkd_version(args.realkd_python)
+        if version is None:
+            sys.exit(f"realkd is not importable by {args.realkd_python}; see benchmarks/README.md, "
+                     "or pass --no-realkd")
+        print(f"realkd {version} under {args.realkd_python} (single-threaded Python), timeout "
+              f"{args.realkd_timeout:.0f} s, memory cap {args.realkd_max_memory:.0f} MB")
+    print(f"\n{args.rules} optimal rules after the intercept (realkd: its offset rule), the paper's "
+          "reg_lambda and propositions, full data (NaN rows dropped as in the paper).\n"
+          "Times: one fit in a fresh process after an untimed warm-up (rulebook: .fit on the "
+          "DataFrame incl. validation and binning; realkd: all rounds incl. its per-round "
+          "Context.from_df). MB: peak resident memory of the whole process (VmHWM); +MB: "
+          "its growth during the fit. nodes: expanded (realkd: popped).\n")
+    rows, rounds = [], []
+    for name in names:
+        print(f"  running {name} ...", file=sys.stderr, flush=True)
+        row, per_round = benchmark(args, name, args.rules)
+        rows.append(row)
+        rounds += per_round
+    table, rounds = pd.DataFrame(rows), pd.DataFrame(rounds)
+    formats = {"rb s": "{:.3f}".format, "rk s": "{:.1f}".format, "rb MB": "{:.0f}".format,
+               "rk MB": "{:.0f}".format, "rb +MB": "{:.0f}".format, "rk +MB": "{:.0f}".format,
+               "speed-up": "{:.0f}x".format, "at least": ">={:.0f}x".format,
+               "mem ratio": "{:.2f}".format, "lambda": "{:g}".format}
+    print(table.to_string(index=False, formatters=formats, na_rep="-"))
+    print_rounds(rounds)
+    print_summary(table, rounds, args)
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+        if not rounds.empty:
+            rounds.to_csv(args.csv.with_suffix(".rounds.csv"), index=False)
+
+
+if __name__ == "__main__":
+    main()
