@@ -208,14 +208,25 @@ def _critical_index_bits(child_ext, ext, a, bits, node, known, implied):
 
 
 @jit
-def _sums(rows, m, gp, hp, cp, sums):
+def _intersect_extract(ext, prop_bits, out_ext, out_rows, gp, hp, cp, sums):
+    # OUT: out_ext = ext & prop_bits; out_rows[:m] its positions; sums[0:3]
+    # their (G, H, C), summed in position order as ``_refine`` does.
+    # Returns m.
+    m = 0
     sg, sh, sc = 0.0, 0.0, 0.0
-    for i in range(m):
-        r = rows[i]
-        sg += gp[r]
-        sh += hp[r]
-        sc += cp[r]
+    for w in range(ext.shape[0]):
+        word = ext[w] & prop_bits[w]
+        out_ext[w] = word
+        while word != 0:
+            r = w * 64 + trailing_zeros(word)
+            out_rows[m] = r
+            m += 1
+            sg += gp[r]
+            sh += hp[r]
+            sc += cp[r]
+            word &= word - np.uint64(1)
     sums[0], sums[1], sums[2] = sg, sh, sc
+    return m
 
 
 # ---------------------------------------------------------------- open list
@@ -341,9 +352,10 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             tail = aug_a[e]
             first, last = e + 1, rec_aug_off[record] + rec_aug_len[record]
         _query_extent(q, rec_parent, rec_prop, bits, full, ext)
-        m = _extract(ext, rows)
         node = istate[EXPANDED]
+        m = 0
         if not use_bits:
+            m = _extract(ext, rows)
             # Large data: implications from per-feature counts (m x d)
             # rather than one n / 64-word test per proposition.
             _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
@@ -370,10 +382,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 counters[IMPLIED] += 1
                 continue
             if use_bits:
-                for w in range(ext.shape[0]):
-                    child_ext[w] = ext[w] & bits[a, w]
-                m_a = _extract(child_ext, child_rows)
-                _sums(child_rows, m_a, gp, hp, cp, sums)
+                m_a = _intersect_extract(ext, bits[a], child_ext, child_rows, gp, hp, cp, sums)
             else:
                 f = pf[a]
                 m_a = _refine(Xp, rows, m, f, pop[a], pb[a], n_bins[f], gp, hp, cp, child_rows,

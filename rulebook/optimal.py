@@ -41,6 +41,7 @@ import numpy as np
 
 from . import _bnb_kernels as bnb
 from . import _bound_kernels as kernels
+from ._atoms import atom_problem
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
 from .search import SearchResult
@@ -325,10 +326,12 @@ class _BranchAndBound:
     BATCH = 512
 
     def __init__(self, problem, order, approximation, started):
-        self.problem = problem
         self.alpha = float(approximation)
         self.order = ORDERS.index(order)
-        self.space = _PropositionSpace.of(problem)
+        self.space = space = _PropositionSpace.of(problem)
+        searched = space.searched
+        self.problem = problem = atom_problem(problem, space.feature[searched],
+                                              space.op[searched], space.bin[searched])
         self.limit = int(problem.max_rule_length or 0)
         # With a length limit, core-query pruning could lose the optimum:
         # a core query may be longer than the shortest query of its extent

@@ -1,0 +1,83 @@
+"""Atoms: rows that no searched proposition tells apart, merged into one.
+
+Every query's extent is a union of atoms (rows satisfying exactly the same
+propositions), and the objectives depend on an extent only through its sums
+``G, H, C``. The branch-and-bound search can therefore run on atoms, with
+summed statistics, instead of rows. This changes no objective value but
+
+* shrinks the extents (binned data often has many identical rows: the
+  suicide-rates data of Boley et al. (2021) has 27 820 rows and 710 atoms
+  under the paper's propositions), and
+* tightens the bound of Theorem 3.1, which then ranges over unions of atoms
+  instead of arbitrary row subsets: rows of one atom with gradients of
+  opposite sign can no longer be separated by the optimistic estimate,
+  just as no query can separate them.
+
+References
+----------
+.. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
+   than greedy: interpretable models through optimal rule boosting. SDM.
+   Section 3.1 (the bound is admissible for any family of candidate
+   extents that contains all query extents).
+"""
+
+import numpy as np
+
+from ._search_kernels import EQ, GT, LE
+from .search import SearchProblem
+
+
+def atom_problem(problem, feature, op, bin_):
+    """The search problem over atoms of ``problem.rows``.
+
+    Parameters
+    ----------
+    problem : SearchProblem
+    feature, op, bin_ : ndarray of shape (n_propositions,), int64
+        The propositions searched.
+
+    Returns
+    -------
+    atoms : SearchProblem
+        One row per atom: the binned values of one of its rows, and the
+        sums of ``g``, ``h`` and ``c`` over its rows; ``rows`` all atoms;
+        ``n_total`` equal to the problem's (not re-summed).
+    """
+    rows = problem.rows
+    X = problem.X_binned[rows]
+    # Two stages: identical binned rows first (cheap), then identical
+    # signatures over the propositions (bins that only differ where no
+    # searched proposition looks, e.g. with an ``allowed`` mask).
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    signature = _signatures(X[first], problem.n_bins, feature, op, bin_)
+    _, first2, inverse2 = np.unique(signature, axis=0, return_index=True, return_inverse=True)
+    atom = inverse2.reshape(-1)[inverse.reshape(-1)]
+    n_atoms = len(first2)
+    sums = [np.bincount(atom, weights=a[rows], minlength=n_atoms) for a in (problem.g, problem.h, problem.c)]
+    representative = first[first2]
+    atoms = SearchProblem(
+        X_binned=np.asfortranarray(X[representative]), n_bins=problem.n_bins,
+        is_nominal=problem.is_nominal, g=sums[0], h=sums[1], c=sums[2],
+        rows=np.arange(n_atoms, dtype=np.intp), reg_lambda=problem.reg_lambda,
+        objective=problem.objective, max_rule_length=problem.max_rule_length,
+        allowed=problem.allowed)
+    # The objective's n is the data's total weight; summing the atoms again
+    # could differ in the last bit.
+    atoms.__dict__["n_total"] = problem.n_total
+    return atoms
+
+
+def _signatures(X, n_bins, feature, op, bin_):
+    """Packed bits: which propositions each row of ``X`` satisfies."""
+    satisfied = np.empty((len(X), len(feature)), dtype=bool)
+    for p, (f, o, k) in enumerate(zip(feature, op, bin_)):
+        column, missing = X[:, f], n_bins[f]
+        if o == LE:
+            satisfied[:, p] = column <= k
+        elif o == GT:
+            satisfied[:, p] = (column > k) & (column < missing)
+        elif o == EQ:
+            satisfied[:, p] = column == k
+        else:
+            satisfied[:, p] = (column != k) & (column != missing)
+    return np.packbits(satisfied, axis=1)
