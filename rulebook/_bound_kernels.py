@@ -18,11 +18,10 @@ Kernels:
 ``score_propositions``
     From a node's histogram: every proposition's objective value, row count
     and whether the node already implies it.
-``critical_index``
-    ``crt(q p_a)`` of Boley et al. (2021), Section 3.2.
-``expand_node``
-    Line 9-14 of Algorithm 1 for one node: prune, evaluate and bound the
-    augmentations, and compute their critical indices.
+``_implies``
+    Whether an extent lies inside a proposition, from its per-bin counts.
+
+The search loop itself is in :mod:`rulebook._bnb_kernels`.
 
 References
 ----------
@@ -34,13 +33,9 @@ References
 
 
 from ._config import jit
-from ._search_kernels import EQ, GT, LE, N, build_histograms_serial, filter_rows
+from ._search_kernels import EQ, GT, LE, N
 from ._search_kernels import C as C_, G as G_, H as H_
 from .objectives import _objective
-
-# Slots of the pruning counters written by ``expand_node``.
-BOUND_IMMEDIATE, BOUND_PROPAGATED, EQUIV_IMMEDIATE, EQUIV_PROPAGATED = 0, 1, 2, 3
-N_COUNTERS = 4
 
 
 @jit
@@ -192,116 +187,3 @@ def _implies(counts, nb, m, lo, hi, op, k):
     if op == GT:
         return lo > k
     return counts[k] == 0  # NE
-
-
-@jit
-def critical_index(X_binned, rows, m, a, prop_feature, prop_op, prop_bin, feature_start,
-                    n_bins, implied, counts):
-    # IN: rows[:m] the extent of q p_a (m > 0); implied (P,) bool: q -> p_j.
-    # SCRATCH: counts (max n_bins + 1,) int64.
-    # Returns crt(q p_a) = min {j : q p_a -> p_j, not q -> p_j}, which is a
-    # itself when no j < a qualifies (Section 3.2); only features up to
-    # that of p_a are looked at.
-    for f in range(prop_feature[a] + 1):
-        j0, j1 = feature_start[f], min(feature_start[f + 1], a)
-        needed = False
-        for j in range(j0, j1):
-            if not implied[j]:
-                needed = True
-                break
-        if not needed:
-            continue
-        nb = n_bins[f]
-        counts[:nb + 1] = 0
-        column = X_binned[:, f]
-        for i in range(m):
-            counts[column[rows[i]]] += 1
-        lo, hi = nb, -1
-        for k in range(nb):
-            if counts[k] > 0:
-                if lo == nb:
-                    lo = k
-                hi = k
-        for j in range(j0, j1):
-            if not implied[j] and _implies(counts, nb, m, lo, hi, prop_op[j], prop_bin[j]):
-                return j
-    return a
-
-
-@jit
-def expand_node(X_binned, rows, g, h, c, code, n_total, reg_lambda,
-                n_bins, is_nominal, prop_feature, prop_op, prop_bin, feature_start,
-                hist, build_hist, value, count, implied, aug_a, aug_b, aug_c, start,
-                tail, best, alpha, check_core,
-                scratch, counts, out_a, out_b, out_c, counters, pruned_max):
-    # Algorithm 1, lines 9-14, for one popped node q.
-    # IN: rows (m,) the extent of q in ratio order; hist (d, B, 4) its
-    #     histogram, built here (serially) if build_hist; the augmentation
-    #     list aug_a/b/c[start:] (index, bound, critical index), ascending
-    #     index; tail = tail(q) (-1 for the root); best = obj(q*); alpha the
-    #     approximation factor; check_core False disables core-query
-    #     (equivalence) pruning other than q -> p_a.
-    # SCRATCH: scratch (m,) intp; counts (max n_bins + 1,) int64;
-    #     value, count, implied (P,): ``score_propositions`` of hist.
-    # OUT: out_a/b/c: the list A' (entries kept), counters (4,) int64
-    #      incremented, pruned_max (1,) largest bound pruned so far.
-    # Returns (len(A'), new best value, proposition of the new best or -1).
-    if build_hist:
-        build_histograms_serial(X_binned, rows, g, h, c, hist)
-    score_propositions(hist, n_bins, is_nominal, feature_start, code, n_total, reg_lambda,
-                       float(rows.shape[0]), value, count, implied)
-    best_a = -1
-    n_out = 0
-    # Line 11, hoisted: every evaluable refinement is a valid query, so the
-    # incumbent is improved before any pruning decision of this node.
-    for e in range(start, aug_a.shape[0]):
-        a = aug_a[e]
-        if not implied[a] and count[a] > 0.0 and value[a] > best:
-            best, best_a = value[a], a
-    for e in range(start, aug_a.shape[0]):
-        a, b, crit = aug_a[e], aug_b[e], aug_c[e]
-        if implied[a]:
-            # q p_a is equivalent to q; so is every extension of both.
-            counters[EQUIV_IMMEDIATE] += 1
-            continue
-        if count[a] == 0.0:
-            # Empty extent: objective 0 <= obj(T), for every extension too.
-            counters[BOUND_IMMEDIATE] += 1
-            continue
-        if alpha * b <= best:
-            # OPUS: b bounds the parent's refinement by p_a, whose extent
-            # contains that of q p_a and of all its extensions.
-            counters[BOUND_PROPAGATED] += 1
-            pruned_max[0] = max(pruned_max[0], b)
-            continue
-        if check_core and crit < tail:
-            # eq. 3.8: the witness crit (q_parent p_a -> p_crit, q_parent
-            # does not) lies before tail(q), so no core query extending q
-            # contains p_a (Theorem 3.2).
-            counters[EQUIV_PROPAGATED] += 1
-            continue
-        m_a = filter_rows(X_binned, rows, prop_feature[a], prop_op[a], prop_bin[a],
-                          n_bins[prop_feature[a]], scratch)
-        b_a = bound(scratch, m_a, g, h, c, code, n_total, reg_lambda)
-        if alpha * b_a <= best:
-            counters[BOUND_IMMEDIATE] += 1
-            pruned_max[0] = max(pruned_max[0], b_a)
-            continue
-        if not check_core:
-            c_a = a
-        elif crit < a and not implied[crit]:
-            # eq. 3.7: q p_a -> p_crit still and q does not imply p_crit, so
-            # q p_a is not a core query; the entry stays for the siblings.
-            c_a = crit
-            counters[EQUIV_PROPAGATED] += 1
-        else:
-            c_a = critical_index(X_binned, scratch, m_a, a, prop_feature, prop_op, prop_bin,
-                                  feature_start, n_bins, implied, counts)
-            if c_a < a:
-                counters[EQUIV_IMMEDIATE] += 1  # prefix preservation (3.6) fails
-        out_a[n_out] = a
-        out_b[n_out] = b_a
-        out_c[n_out] = c_a
-        n_out += 1
-    return n_out, best, best_a
-

@@ -3,12 +3,13 @@
 The optimal base learner maximises the objective over *all* conjunctions of
 the binned propositions that the greedy learner chooses from, so greedy
 refinement never finds a better query. The search enumerates queries by tail
-augmentation in a fixed proposition order (that of the greedy kernels'
-scan) and prunes with
+augmentation in a fixed proposition order (ascending extent size, as in the
+reference implementation and LCM) and prunes with
 
 * the tight bound of Theorem 3.1, computed in one linear pass because every
   extent is kept in the order of the gradient ratio ``g / h``, fixed once
-  per search;
+  per search; rows that no proposition separates are merged into *atoms*
+  first (:mod:`rulebook._atoms`), which makes the bound tighter still;
 * OPUS propagation: an augmentation's bound, computed at one node, prunes
   the same augmentation in all of the node's siblings' subtrees;
 * equivalence pruning: only one *core query* per extent is expanded
@@ -20,6 +21,11 @@ query with the same extent (greedy set cover, end of Section 3.2).
 
 The search is anytime: a node budget, a time limit or an approximation
 factor stop it early with a certified ratio ``value / upper bound``.
+
+The whole loop runs in compiled code (:mod:`rulebook._bnb_kernels`); an
+open query costs a few dozen bytes (its extent is recomputed from its query
+when it is expanded), and one expansion about a microsecond on data of a
+thousand rows.
 
 References
 ----------
@@ -90,15 +96,16 @@ class OptimalLearner:
     :func:`rulebook._bound_kernels.bound`.
 
     Bounds and values are compared exactly in floating point; they are sums
-    in different orders (the bound along the ratio order, values from
-    histograms), so with real-valued statistics a query that beats the best
-    one by a relative 1e-15 or so may be pruned. The result is then optimal
-    up to that rounding (exact with integer-valued statistics).
+    over atoms (summed rows) in different orders, so with real-valued
+    statistics a query that beats the best one by a relative 1e-15 or so
+    may be pruned. The result is then optimal up to that rounding (exact
+    with integer-valued statistics).
 
     The search is exponential in the worst case. Residuals that look like
     noise (late boosting rounds, small ``reg_lambda``, many bins) can make
     it run for hours, and best-first search keeps every open query in
-    memory (a few hundred bytes each; tens of millions are possible): use
+    memory (32 bytes each, plus about 64 bytes per expanded query with open
+    children; tens of millions are possible): use
     ``max_bins`` of about 10 or less, a larger ``reg_lambda``,
     ``time_limit`` or ``max_nodes``. A stopped search returns the best query
     found with its certified ratio (``history_["certified_ratio"]``).
@@ -173,33 +180,41 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
         order; ``rows`` the extent, ascending. ``stats`` holds
 
         nodes_created
-            Queries put on the boundary (the root included).
+            Queries put on the open list (the root included).
         nodes_expanded
-            Queries taken off the boundary and expanded: one histogram of
-            their extent, then all their augmentations examined.
+            Queries taken off the open list and expanded (their tail
+            augmentations examined).
+        nodes_evaluated
+            Refinements whose extent, value and bound were computed (the
+            reference implementation's ``created``).
         pruned_bound_immediate
-            Refinements ``q p_a`` whose own extent, just computed, is empty
-            or has ``approximation * bnd <= best``: the entry is dropped from
-            the list ``A'``, so no sibling considers ``p_a`` again. Plus open
-            queries discarded unexpanded because the best value has since
-            reached their bound.
+            Refinements ``q p_a`` dropped because their own bound, just
+            computed, is at most ``best / approximation`` (or their extent
+            is empty), when computed or once the node's other refinements
+            raised the best value (realkd's ``bnd_immediate_hits`` +
+            ``bnd_post_children_hits``).
         pruned_bound_propagated
-            Entries of an inherited augmentation list skipped at line 9 of
-            Algorithm 1 without computing their extent, because their bound
-            (computed at the parent for the parent's refinement by ``p_a``,
-            OPUS) no longer exceeds ``best / approximation``. As entries
-            with small bounds are already dropped when computed (above),
-            this counts only those overtaken by a later rise of the best
-            value; the paper's Table 2 instead counts a dropped entry again
-            in every sibling, so the split differs from it.
+            Entries of an inherited augmentation list skipped without
+            computing their extent, because their bound, computed at the
+            parent (OPUS), no longer exceeds ``best / approximation``
+            (realkd's ``del_bnd_hits``). Entries with small bounds are
+            dropped when computed, so this counts only bounds overtaken by a
+            later rise of the best value.
         pruned_equivalence_immediate
-            Refinements found at this node not to be new core queries:
-            ``q -> p_a`` (the extent is unchanged), or the prefix
-            preservation check (3.6) gives a critical index below ``a``.
+            Refinements that are not new core queries, found at this node:
+            ``q -> p_a`` (same extent), or a critical index below ``a``
+            (prefix preservation, eq. 3.6) (realkd's ``clo_hits`` +
+            ``non_lexmin_hits``).
         pruned_equivalence_propagated
-            Refinements known not to be core queries from the critical index
-            inherited in the list (Theorem 3.2): skipped with all their
-            extensions by (3.8), or not checked by (3.7).
+            Entries skipped with all their extensions because the critical
+            index inherited in the list lies before ``tail(q)`` (eq. 3.8,
+            Theorem 3.2; realkd's ``rec_crit_hits``).
+        critical_index_reused
+            Refinements whose critical index was taken from the list instead
+            of computed (eq. 3.7; realkd's ``crit_hits``).
+        pruned_open
+            Open queries discarded unexpanded because the best value reached
+            their bound after they were pushed.
         certified
             True if the search finished, or stopped with
             ``best >= approximation * (largest open bound)``.
