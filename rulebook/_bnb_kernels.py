@@ -49,7 +49,9 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._bound_kernels import _implies, bound
-from ._config import jit
+from numba import prange
+
+from ._config import jit, jit_parallel
 from ._search_kernels import _satisfies
 from .objectives import _objective
 
@@ -132,11 +134,26 @@ def _feature_counts(Xp, rows, m, f, nb, counts, lo_hi):
     lo_hi[f, 1] = hi
 
 
-@jit
-def _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied):
-    # OUT: implied[p] = (the extent rows[:m] lies inside proposition p).
-    for f in range(Xp.shape[1]):
+def _all_feature_counts(Xp, rows, m, n_bins, counts, lo_hi):
+    # OUT: counts and lo_hi of every feature (see ``_feature_counts``);
+    # each feature writes only its own slots, so serial and parallel agree.
+    for f in prange(Xp.shape[1]):
         _feature_counts(Xp, rows, m, f, n_bins[f], counts, lo_hi)
+
+
+all_feature_counts_serial = jit(_all_feature_counts)
+all_feature_counts_parallel = jit_parallel(_all_feature_counts)
+
+
+@jit
+def _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied, parallel_min_work):
+    # OUT: implied[p] = (the extent rows[:m] lies inside proposition p).
+    # Large nodes count their features in parallel (threads pay off only
+    # above ``parallel_min_work`` rows x features).
+    if m * Xp.shape[1] >= parallel_min_work:
+        all_feature_counts_parallel(Xp, rows, m, n_bins, counts, lo_hi)
+    else:
+        all_feature_counts_serial(Xp, rows, m, n_bins, counts, lo_hi)
     for p in range(pf.shape[0]):
         f = pf[p]
         implied[p] = _implies(counts[f], n_bins[f], m, lo_hi[f, 0], lo_hi[f, 1], pop[p], pb[p])
@@ -296,7 +313,7 @@ def _pop(order, istate, open_b, open_t, open_rec, open_e):
 @jit
 def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                code, n_total, reg_lambda, alpha, check_core, max_length, order, max_expansions,
-               use_bits,
+               use_bits, parallel_min_work,
                open_b, open_t, open_rec, open_e,
                rec_parent, rec_prop, rec_length, rec_aug_off, rec_aug_len,
                aug_a, aug_b, aug_c,
@@ -358,7 +375,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             m = _extract(ext, rows)
             # Large data: implications from per-feature counts (m x d)
             # rather than one n / 64-word test per proposition.
-            _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
+            _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied,
+                             parallel_min_work)
             known[:] = node
         improved = False
         start = istate[AUG_USED]

@@ -47,6 +47,7 @@ import numpy as np
 
 from . import _bnb_kernels as bnb
 from . import _bound_kernels as kernels
+from . import search as search_module
 from ._atoms import atom_problem
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
@@ -456,6 +457,7 @@ class _BranchAndBound:
                 self.Xp, self.gp, self.hp, self.cp, self.problem.n_bins, self.pf, self.pop,
                 self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
                 self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
+                search_module.PARALLEL_MIN_WORK,
                 *self.open,
                 *self.rec, *self.aug, self.istate, self.fstate, self.counters, *self.scratch)
             if status == bnb.DONE:
