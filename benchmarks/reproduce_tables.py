@@ -542,6 +542,15 @@ def main(argv=None):
           f"{time_limit or 'none'} s; binning: {binning_mode}; greedy lambda={GREEDY_REG_LAMBDA}")
     if not orthogonal_available:
         print("orthogonal: not available (no learner registered as 'orthogonal')")
+    if time_limit:
+        rounds = max(args.boley_rules if "boley" in args.tables else 0,
+                     args.yang_rules if "yang" in args.tables else 0)
+        limited = sum(name in args.learners
+                      for name in ("optimal", "orthogonal") if name == "optimal" or orthogonal_available)
+        bound = len(args.datasets) * args.splits * rounds * limited * time_limit
+        print(f"the time limit bounds the optimal{'/orthogonal' if limited > 1 else ''} searches to "
+              f"{bound / 60:.0f} min at most ({len(args.datasets)} datasets x {args.splits} splits x "
+              f"{rounds} rounds x {time_limit:g} s); the rest is fast")
     if args.quick:
         print("QUICK smoke run: few rules and splits; the numbers are not comparable with the papers'.")
     previous = pd.DataFrame()
