@@ -3,19 +3,25 @@
     bin once -> fit the intercept (background rule) -> for each round:
     gradients -> base learner -> rule weight -> update raw scores.
 
-Stagewise: a rule's weight is fixed when it is added. The orthogonal
-learner's corrective re-fit plugs in as another weight update.
+Stagewise (``weight_update="stagewise"``): a rule's weight is fixed when
+it is added. Corrective (``"corrective"``, Yang et al. 2024, eq. 7): after
+each rule the intercept and all weights are re-fitted jointly
+(:mod:`rulebook.corrective`). A learner whose ``objective`` is
+``"orthogonal"`` also gets the orthonormal basis of the selected queries
+(:mod:`rulebook.orthogonal`, Algorithm 1 of Yang et al. 2024).
 """
 
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from .corrective import corrective_weights
 from .losses import newton_rule_weight
-from .objectives import OBJECTIVES, second_order_weight
+from .objectives import OBJECTIVES, ORTHOGONAL, second_order_weight
+from .orthogonal import ChannelProblem, OrthogonalBasis
 from .rules import Query, Rule
 from .search import SearchProblem
 
@@ -43,6 +49,7 @@ class BoostingSetup:
     n_rules: int
     max_rule_length: int = 0
     progress: object = None
+    weight_update: str = "stagewise"
 
 
 def fit_boosting(setup):
@@ -60,14 +67,16 @@ def fit_boosting(setup):
     intercept = loss.baseline(y, weights)
     raw = np.full(len(y), intercept)
     rows = np.flatnonzero(weights > 0)
+    state = _WeightState(setup) if setup.weight_update == "corrective" else None
+    basis = OrthogonalBasis(weights, setup.n_rules) if _is_orthogonal(setup) else None
     history = [_record(0, "(intercept)", intercept, np.nan, loss.loss(y, raw, weights),
                        1.0, 0, 0, time.perf_counter() - started, {})]
     rules = []
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
-        result = setup.learner.search(_problem(setup, g, h, rows))
-        G = float(g[result.rows].sum())
+        result = _search(setup, _problem(setup, g, h, rows), basis)
+        G = float(g[result.rows].sum()) if basis is None else result.value
         if abs(G) <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0:
             warnings.warn(
                 f"boosting stopped after {t - 1} rules: no query reduces the loss "
@@ -76,12 +85,18 @@ def fit_boosting(setup):
                 stacklevel=3,
             )
             break
-        weight = _rule_weight(setup, result.rows, G, h, raw)
-        raw[result.rows] += weight
         query = Query(tuple(setup.binner.proposition(*c) for c in result.conditions))
         coverage = float(weights[result.rows].sum() / weights.sum())
-        rule = Rule(query, weight, coverage)
-        rules.append(rule)
+        if state is None:
+            weight = _rule_weight(setup, result.rows, G, h, raw)
+            raw[result.rows] += weight
+            rules.append(Rule(query, weight, coverage))
+        else:
+            intercept, rules, raw = state.add(result.rows, Rule(query, 0.0, coverage), rules)
+            weight = rules[-1].weight
+            result.stats = {**result.stats, "refit_iterations": state.n_iter}
+        if basis is not None:
+            basis.add(_indicator(len(y), result.rows))
         complexity = len(rules) + sum(len(r) for r in rules)
         history.append(_record(t, str(query), weight, result.value, loss.loss(y, raw, weights),
                                coverage, len(query), complexity,
@@ -89,6 +104,53 @@ def fit_boosting(setup):
         if setup.progress is not None:
             setup.progress.update(1)
     return intercept, rules, pd.DataFrame(history).set_index("round")
+
+
+def _is_orthogonal(setup):
+    return getattr(setup.learner, "objective", None) == ORTHOGONAL
+
+
+def _search(setup, problem, basis):
+    """Run the learner; the orthogonal one on channels of the current basis."""
+    if basis is None:
+        return setup.learner.search(problem)
+    channels = ChannelProblem.orthogonal(problem, basis, setup.learner.epsilon)
+    return setup.learner.search_channels(channels)
+
+
+def _indicator(n, rows):
+    q = np.zeros(n)
+    q[rows] = 1.0
+    return q
+
+
+class _WeightState:
+    """Query matrix and weights of the corrective update (Yang et al. 2024, eq. 7).
+
+    Each re-fit is warm-started from the previous round's intercept and
+    weights, the new rule's weight starting at 0.
+    """
+
+    def __init__(self, setup):
+        self.setup = setup
+        self.Q = np.zeros((len(setup.y), setup.n_rules))
+        self.t = 0
+        self.n_iter = 0
+
+    def add(self, rows, rule, rules):
+        """Re-fit with the new rule; return ``(intercept, rules, raw)``."""
+        setup = self.setup
+        self.Q[rows, self.t] = 1.0
+        self.t += 1
+        Q = self.Q[:, :self.t]
+        previous = np.array([r.weight for r in rules] + [0.0])
+        start = (getattr(self, "intercept", setup.loss.baseline(setup.y, setup.sample_weight)),
+                 previous)
+        fit = corrective_weights(setup.loss, setup.y, Q, setup.sample_weight, setup.reg_lambda,
+                                 start=start)
+        self.intercept, self.n_iter = fit.intercept, fit.n_iter
+        rules = [replace(r, weight=float(w)) for r, w in zip(list(rules) + [rule], fit.weights)]
+        return fit.intercept, rules, fit.intercept + Q @ fit.weights
 
 
 def _problem(setup, g, h, rows):
@@ -101,7 +163,9 @@ def _problem(setup, g, h, rows):
         c=setup.sample_weight,
         rows=rows,
         reg_lambda=float(setup.reg_lambda),
-        objective=OBJECTIVES[setup.objective],
+        # The orthogonal objective is scored on channels (rulebook.orthogonal),
+        # never through this code; it is the gradient-boosting one there.
+        objective=OBJECTIVES.get(setup.objective, OBJECTIVES["gradient_boosting"]),
         max_rule_length=setup.max_rule_length or 0,
     )
 

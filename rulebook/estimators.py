@@ -23,9 +23,8 @@ from ._validation import (
 )
 from .binning import Binner
 from .boosting import BoostingSetup, fit_boosting
-from .learners import get_learner
+from .learners import resolve_learner
 from .losses import get_loss
-from .objectives import objective_code
 from .rules import RuleEnsemble
 
 _REFERENCES = """
@@ -42,15 +41,34 @@ _PARAMETERS = """
     n_rules : int >= 1, default=10
         Number of boosting rounds, i.e. rules after the intercept. Boosting
         stops earlier, with a warning, when no rule can reduce the loss.
-    learner : {"greedy"} or learner object, default="greedy"
+    learner : {"greedy", "optimal", "orthogonal"} or learner object, default="greedy"
         How each rule's query is chosen. ``"greedy"`` adds the best
-        proposition one at a time while the objective improves. A learner
-        object (e.g. ``GreedyLearner()``) carries learner-specific options.
-    objective : {"second_order", "gradient_boosting", "gradient_sum"}, default="second_order"
+        proposition one at a time while the objective improves;
+        ``"optimal"`` finds the best query by branch and bound;
+        ``"orthogonal"`` is corrective orthogonal boosting (COB, [2],
+        Algorithm 1): the orthogonal objective, searched as configured in
+        :class:`OrthogonalLearner`, with corrective weight updates. A
+        learner object (e.g. ``GreedyLearner()``) carries learner-specific
+        options.
+    objective : {"second_order", "gradient_boosting", "gradient_sum", "orthogonal"}, default="second_order"
         Objective the learner maximises (see :mod:`rulebook.objectives`).
-        With ``"second_order"`` the rule weight is the closed form
-        ``-G / (reg_lambda + H)`` (eq. 2.2 of [1]); otherwise a 1-D Newton
-        search minimises the regularised loss over the rule's extent.
+        With ``"second_order"`` and stagewise updates the rule weight is the
+        closed form ``-G / (reg_lambda + H)`` (eq. 2.2 of [1]); otherwise a
+        1-D Newton search minimises the regularised loss over the rule's
+        extent. ``"orthogonal"`` is ``obj_ogb`` of [2], eq. 14. With
+        ``learner="orthogonal"`` the objective is always ``"orthogonal"``.
+    search : {None, "greedy", "beam", "branch_and_bound"}, default=None
+        Replaces the named learner's search strategy (for the ablations of
+        [2], Section 4): ``None`` keeps it. ``"beam"`` has width 5 (pass a
+        ``BeamLearner`` or ``OrthogonalLearner`` for another width);
+        ``"branch_and_bound"`` is exact for the standard objectives and uses
+        the paper's heuristic bound for ``"orthogonal"``. Only with a
+        learner given by name.
+    weight_update : {"auto", "stagewise", "corrective"}, default="auto"
+        ``"stagewise"`` fixes a rule's weight when it is added ([2], eq. 3);
+        ``"corrective"`` re-fits the intercept and all weights jointly after
+        each rule ([2], eq. 7). ``"auto"``: corrective for the orthogonal
+        objective, stagewise otherwise.
     reg_lambda : float >= 0, default=1.0
         L2 regularisation of rule weights (``lambda`` in eq. 2.1-2.3 of [1]).
         The squared loss is ``(y - f)^2`` as in [1], so the paper's values
@@ -84,10 +102,13 @@ class _RuleBoosting(BaseEstimator):
     _loss_name = None
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
-                 max_bins=255, cut_points=None, max_rule_length=None, verbose=1):
+                 max_bins=255, cut_points=None, max_rule_length=None, verbose=1, search=None,
+                 weight_update="auto"):
         self.n_rules = n_rules
         self.learner = learner
         self.objective = objective
+        self.search = search
+        self.weight_update = weight_update
         self.reg_lambda = reg_lambda
         self.max_bins = max_bins
         self.cut_points = cut_points
@@ -136,13 +157,15 @@ class _RuleBoosting(BaseEstimator):
         # fits silent.
         progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose,
                         leave=False, delay=2.0)
+        learner, objective, weight_update = resolve_learner(
+            self.learner, self.objective, self.search, self.weight_update)
         with progress:
             intercept, rules, history = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner, y=y_encoded, sample_weight=weights,
-                loss=get_loss(self._loss_name_), learner=get_learner(self.learner),
-                objective=self.objective, reg_lambda=float(self.reg_lambda),
+                loss=get_loss(self._loss_name_), learner=learner,
+                objective=objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self.max_rule_length or 0,
-                progress=progress,
+                progress=progress, weight_update=weight_update,
             ))
         self._feature_kinds = tuple(f.kind for f in binner.features_)
         self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
@@ -159,8 +182,7 @@ class _RuleBoosting(BaseEstimator):
         if (isinstance(self.reg_lambda, bool) or not isinstance(self.reg_lambda, numbers.Real)
                 or not np.isfinite(self.reg_lambda) or self.reg_lambda < 0):
             raise ValueError(f"reg_lambda must be a finite number >= 0; got {self.reg_lambda!r}.")
-        get_learner(self.learner)
-        objective_code(self.objective)
+        resolve_learner(self.learner, self.objective, self.search, self.weight_update)
 
     # -- prediction ---------------------------------------------------------
     def _raw_predict(self, X):
@@ -262,10 +284,12 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     """
 
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
-                 reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=1):
+                 reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=1,
+                 search=None, weight_update="auto"):
         super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
                          max_bins=max_bins, cut_points=cut_points,
-                         max_rule_length=max_rule_length, verbose=verbose)
+                         max_rule_length=max_rule_length, verbose=verbose, search=search,
+                         weight_update=weight_update)
         self.loss = loss
 
     @property

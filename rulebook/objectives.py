@@ -19,6 +19,10 @@ code so that numba kernels can branch on it:
 
 An empty extent (``C == 0``) has objective 0 under all three.
 
+A fourth objective, ``"orthogonal"`` (``obj_ogb``, Yang et al. 2024,
+eq. 14), depends on the queries already selected, not only on an extent's
+sums; it has no code here and is scored by :mod:`rulebook.orthogonal`.
+
 References
 ----------
 .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
@@ -34,6 +38,24 @@ import numpy as np
 from ._config import jit
 
 OBJECTIVES = {"gradient_sum": 0, "gradient_boosting": 1, "second_order": 2}
+
+
+# Scored by rulebook.orthogonal (eq. 14 of Yang et al. 2024), not by _objective.
+ORTHOGONAL = "orthogonal"
+
+
+def check_objective(name):
+    """Return ``name`` if it is an objective a boosting fit can use.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is neither in :data:`OBJECTIVES` nor ``"orthogonal"``.
+    """
+    if name == ORTHOGONAL or (isinstance(name, str) and name in OBJECTIVES):
+        return name
+    raise ValueError(f"objective={name!r} is not supported; valid objectives are "
+                     f"{sorted([*OBJECTIVES, ORTHOGONAL])}")
 
 
 def objective_code(name):

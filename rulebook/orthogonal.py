@@ -392,8 +392,8 @@ class OrthogonalLearner:
 
     Parameters
     ----------
-    search : {"greedy", "beam", "branch_and_bound"}, default="beam"
-        Greedy refinement, beam search of width ``beam_width``, or best-first
+    strategy : {"greedy", "beam", "branch_and_bound"}, default="beam"
+        The search: greedy refinement, beam search of width ``beam_width``, or best-first
         branch and bound with the prefix-greedy bound (a heuristic, see
         :func:`branch_and_bound`).
     beam_width : int >= 1, default=5
@@ -403,9 +403,9 @@ class OrthogonalLearner:
         (``||q_perp|| = 0``) from dividing by zero and, when large, moves
         the objective toward the gradient sum (Proposition 5b).
     bound : {"prefix_greedy", "none"}, default="prefix_greedy"
-        Bound of ``search="branch_and_bound"``; ``"none"`` is exhaustive.
+        Bound of ``strategy="branch_and_bound"``; ``"none"`` is exhaustive.
     max_nodes : int >= 1 or None, default=2000
-        Node budget of ``search="branch_and_bound"``.
+        Node budget of ``strategy="branch_and_bound"``.
 
     Raises
     ------
@@ -424,12 +424,12 @@ class OrthogonalLearner:
     >>> from rulebook import OrthogonalLearner, RuleBoostingRegressor
     >>> from rulebook.datasets import load_used_cars
     >>> X, y = load_used_cars()
-    >>> model = RuleBoostingRegressor(n_rules=3, learner=OrthogonalLearner(search="greedy"))
+    >>> model = RuleBoostingRegressor(n_rules=3, learner=OrthogonalLearner(strategy="greedy"))
     >>> len(model.fit(X, y).ensemble_)
     3
     """
 
-    search: str = "beam"
+    strategy: str = "beam"
     beam_width: int = 5
     epsilon: float = 1e-3
     bound: str = "prefix_greedy"
@@ -439,8 +439,8 @@ class OrthogonalLearner:
     objective = "orthogonal"
 
     def __post_init__(self):
-        if self.search not in SEARCHES:
-            raise ValueError(f"search={self.search!r} is not supported; valid searches are "
+        if self.strategy not in SEARCHES:
+            raise ValueError(f"strategy={self.strategy!r} is not supported; valid strategies are "
                              f"{list(SEARCHES)}.")
         if self.bound not in BOUNDS:
             raise ValueError(f"bound={self.bound!r} is not supported; valid bounds are "
@@ -455,9 +455,9 @@ class OrthogonalLearner:
 
     def search_channels(self, problem):
         """Run the configured search on a :class:`ChannelProblem`."""
-        if self.search == "greedy":
+        if self.strategy == "greedy":
             return greedy_search(problem)
-        if self.search == "beam":
+        if self.strategy == "beam":
             return beam_search(problem, self.beam_width)
         return branch_and_bound(problem, self.bound, self.max_nodes)
 
