@@ -89,7 +89,7 @@ def regularised_risk(loss, y, Q, sample_weight, reg_lambda, intercept, weights):
 
 
 def corrective_weights(loss, y, Q, sample_weight, reg_lambda, start=None, tol=1e-24,
-                       max_iter=100):
+                       max_iter=100, fit_intercept=True):
     """Jointly optimal intercept and rule weights (Yang et al. 2024, eq. 7).
 
     Damped Newton method with backtracking (Armijo) line search on
@@ -122,6 +122,9 @@ def corrective_weights(loss, y, Q, sample_weight, reg_lambda, start=None, tol=1e
         Newton's quadratic convergence makes this cost one or two extra
         iterations (tested against ``scipy.optimize.minimize`` to 1e-8).
     max_iter : int, default=100
+    fit_intercept : bool, default=True
+        ``False`` fixes the intercept at 0 (the rule ensembles without a
+        background rule of the paper's Fig. 2 and Proposition 2).
 
     Returns
     -------
@@ -146,6 +149,11 @@ def corrective_weights(loss, y, Q, sample_weight, reg_lambda, start=None, tol=1e
     theta = _start(loss, y, sample_weight, t, start)
     penalty = np.full(t + 1, float(reg_lambda))
     penalty[0] = 0.0
+    if not fit_intercept:
+        # The intercept's column, gradient and step are all dropped.
+        theta[0] = 0.0
+        A[:, 0] = 0.0
+        penalty[0] = 1.0
 
     def objective(theta):
         return regularised_risk(loss, y, Q, sample_weight, reg_lambda, theta[0], theta[1:])
