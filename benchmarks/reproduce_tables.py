@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +71,9 @@ YANG_MAX_COMPLEXITY = 50  # Yang et al., Section 4: complexity up to 50
 YANG_RULES = YANG_MAX_COMPLEXITY // 2
 GREEDY_REG_LAMBDA = 0.001  # shared/datasets/README.md: "Greedy learner lambda=0.001"
 DEFAULT_TIME_LIMIT = 2.0   # seconds per optimal/orthogonal boosting round
+# The orthogonal learner's search: Yang et al.'s main method, COB, is branch
+# and bound (their Table 5 column COB_B).
+ORTHOGONAL_SEARCH = "branch_and_bound"
 QUICK = {"datasets": ["iris", "diabetes"], "splits": 2, "boley_rules": 3, "yang_rules": 4}
 
 # Settings of datasets that are generated, not loaded (shared/datasets/README.md).
@@ -173,23 +177,34 @@ def _estimator_takes(parameter):
     return parameter in RuleBoostingRegressor().get_params()
 
 
-def orthogonal_learner(time_limit):
+def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH):
     """The registered orthogonal learner, or None while it does not exist.
 
-    Its ``time_limit`` option, if it has one, is set like the optimal
-    learner's.
+    Parameters
+    ----------
+    time_limit : float or None
+        Set like the optimal learner's if the learner has that option.
+    strategy : str or None, default=ORTHOGONAL_SEARCH
+        Its search strategy (``"greedy"``, ``"beam"``,
+        ``"branch_and_bound"``) if it has that option; None keeps the
+        learner's default. Yang et al.'s COB_B is branch and bound, COB_G
+        greedy.
     """
     try:
         learner = get_learner("orthogonal")
     except ValueError:
         return None
-    if time_limit is not None and dataclasses.is_dataclass(learner) and any(
-            field.name == "time_limit" for field in dataclasses.fields(learner)):
-        learner = dataclasses.replace(learner, time_limit=time_limit)
-    return learner
+    fields = {field.name for field in dataclasses.fields(learner)} if dataclasses.is_dataclass(learner) else set()
+    updates = {}
+    if time_limit is not None and "time_limit" in fields:
+        updates["time_limit"] = time_limit
+    if strategy is not None and "strategy" in fields:
+        updates["strategy"] = strategy
+    return dataclasses.replace(learner, **updates) if updates else learner
 
 
-def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT):
+def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
+                  orthogonal_search=ORTHOGONAL_SEARCH):
     """Unfitted estimators, by learner name, for one dataset.
 
     Parameters
@@ -202,6 +217,9 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT):
         Seconds per boosting round of the optimal (and orthogonal) learner;
         a round stopped by it keeps the best rule found, not certified
         optimal.
+    orthogonal_search : str or None, default=ORTHOGONAL_SEARCH
+        Search strategy of the orthogonal learner (see
+        :func:`orthogonal_learner`).
 
     Returns
     -------
@@ -231,15 +249,15 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT):
     if "optimal" in names:
         learners["optimal"] = Boosting(learner=OptimalLearner(time_limit=time_limit),
                                        reg_lambda=settings.reg_lambda, **common)
-    orthogonal = orthogonal_learner(time_limit) if "orthogonal" in names else None
+    orthogonal = orthogonal_learner(time_limit, orthogonal_search) if "orthogonal" in names else None
     if orthogonal is not None:
         learners["orthogonal"] = Boosting(learner=orthogonal, reg_lambda=settings.reg_lambda, **common)
     return learners
 
 
 def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rules=BOLEY_RULES,
-                yang_rules=YANG_RULES, time_limit=DEFAULT_TIME_LIMIT, data_home=SHARED,
-                random_state=0, log=print):
+                yang_rules=YANG_RULES, time_limit=DEFAULT_TIME_LIMIT, orthogonal_search=ORTHOGONAL_SEARCH,
+                data_home=SHARED, random_state=0, log=print):
     """Curves of every learner on one dataset: one row per learner, split and model size.
 
     RuleFit is fitted with ``max_rules=boley_rules``; the boosting learners
@@ -258,6 +276,8 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
     boley_rules, yang_rules : int >= 1
     time_limit : float or None
         Per boosting round of the optimal and orthogonal learners.
+    orthogonal_search : str or None
+        Search strategy of the orthogonal learner.
     data_home : path
     random_state : int
         Seeds the splits (and RuleFit).
@@ -286,17 +306,20 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
             raise ValueError(f"{label} must be an int >= 1; got {value!r}.")
     settings = dataset_settings(name)
     wanted = [n for n in learners if any(n in PROTOCOL_LEARNERS[t] for t in tables)]
-    estimators = make_learners(settings, wanted, time_limit)
+    estimators = make_learners(settings, wanted, time_limit, orthogonal_search)
     X, y = load(name, data_home)
     rounds = max(boley_rules if "boley" in tables else 0, yang_rules if "yang" in tables else 0)
     frames = []
     for learner, estimator in estimators.items():
         start = time.perf_counter()
         try:
-            frame = compare_learners(
-                X, y, {learner: estimator}, task=settings.task, n_splits=n_splits,
-                max_rules=boley_rules if learner == "rulefit" else rounds,
-                random_state=random_state, return_risk=True, history_columns=("certified",))
+            with warnings.catch_warnings():
+                # Reported below, once per learner, instead of once per split.
+                warnings.filterwarnings("ignore", message="boosting stopped after")
+                frame = compare_learners(
+                    X, y, {learner: estimator}, task=settings.task, n_splits=n_splits,
+                    max_rules=boley_rules if learner == "rulefit" else rounds,
+                    random_state=random_state, return_risk=True, history_columns=("certified",))
         except Exception as error:  # one learner's failure must not lose the others' results
             log(f"  {learner}: FAILED ({type(error).__name__}: {error})")
             log("    " + traceback.format_exc().strip().splitlines()[-2].strip())
@@ -304,6 +327,12 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
         elapsed = time.perf_counter() - start
         uncertified = _uncertified(frame)
         note = f", {uncertified} rounds not certified optimal" if uncertified else ""
+        if learner != "rulefit":
+            short = frame.groupby("split").n_rules.max()
+            short = short[short < rounds]
+            if len(short):
+                note += (f", stopped early on {len(short)} splits (at {short.min()}-{short.max()} rules: "
+                         "no rule reduces the training loss)")
         log(f"  {learner}: {n_splits} splits in {elapsed:.1f} s{note}")
         frames.append(frame)
     if not frames:
@@ -483,6 +512,9 @@ def parse_args(argv=None):
     parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
                         help="seconds per optimal/orthogonal boosting round; a round it stops "
                              f"is not certified optimal (default {DEFAULT_TIME_LIMIT}; 0: none)")
+    parser.add_argument("--orthogonal-search", choices=("greedy", "beam", "branch_and_bound"),
+                        default=ORTHOGONAL_SEARCH, help="search of the orthogonal learner (default "
+                        f"{ORTHOGONAL_SEARCH}: Yang et al.'s COB_B; greedy is their COB_G)")
     parser.add_argument("--boley-rules", type=int, default=BOLEY_RULES)
     parser.add_argument("--yang-rules", type=int, default=YANG_RULES,
                         help=f"boosting rounds for the Yang protocol (default {YANG_RULES}, "
@@ -514,6 +546,11 @@ def parse_args(argv=None):
     return args
 
 
+def _has_option(learners, name, option="time_limit"):
+    learner = learners[name].learner if name in learners else None
+    return dataclasses.is_dataclass(learner) and option in {f.name for f in dataclasses.fields(learner)}
+
+
 def _git_commit():
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
@@ -543,18 +580,19 @@ def main(argv=None):
           f"{os.cpu_count()} CPUs, NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'all')}")
     print(f"tables: {', '.join(args.tables)}; {len(args.datasets)} datasets; {args.splits} splits; "
           f"rules: {args.boley_rules} (Boley), {args.yang_rules} (Yang); time limit per optimal round: "
-          f"{time_limit or 'none'} s; binning: {binning_mode}; greedy lambda={GREEDY_REG_LAMBDA}")
+          f"{time_limit or 'none'} s; binning: {binning_mode}; greedy lambda={GREEDY_REG_LAMBDA}; "
+          f"orthogonal search: {args.orthogonal_search}")
     if not orthogonal_available:
         print("orthogonal: not available (no learner registered as 'orthogonal')")
     if time_limit:
         rounds = max(args.boley_rules if "boley" in args.tables else 0,
                      args.yang_rules if "yang" in args.tables else 0)
-        limited = sum(name in args.learners
-                      for name in ("optimal", "orthogonal") if name == "optimal" or orthogonal_available)
-        bound = len(args.datasets) * args.splits * rounds * limited * time_limit
-        print(f"the time limit bounds the optimal{'/orthogonal' if limited > 1 else ''} searches to "
-              f"{bound / 60:.0f} min at most ({len(args.datasets)} datasets x {args.splits} splits x "
-              f"{rounds} rounds x {time_limit:g} s); the rest is fast")
+        limited = [name for name in ("optimal", "orthogonal") if name in args.learners and
+                   _has_option(make_learners(dataset_settings(args.datasets[0]), [name]), name)]
+        bound = len(args.datasets) * args.splits * rounds * len(limited) * time_limit
+        print(f"the time limit bounds the {'/'.join(limited) or 'no'} searches to {bound / 60:.0f} min "
+              f"at most ({len(args.datasets)} datasets x {args.splits} splits x {rounds} rounds x "
+              f"{time_limit:g} s x {len(limited)} learners)")
     if args.quick:
         print("QUICK smoke run: few rules and splits; the numbers are not comparable with the papers'.")
     previous = pd.DataFrame()
@@ -566,7 +604,8 @@ def main(argv=None):
         "quick": args.quick, "tables": list(args.tables), "splits": args.splits,
         "boley_rules": args.boley_rules, "yang_rules": args.yang_rules, "time_limit": time_limit,
         "greedy_reg_lambda": GREEDY_REG_LAMBDA, "binning": binning_mode,
-        "orthogonal_available": orthogonal_available, "rulebook": rulebook.__version__,
+        "orthogonal_available": orthogonal_available, "orthogonal_search": args.orthogonal_search,
+        "rulebook": rulebook.__version__,
         "commit": _git_commit(), "cpus": os.cpu_count(),
         "numba_threads": os.environ.get("NUMBA_NUM_THREADS"), "seed": args.seed,
     }
@@ -581,7 +620,8 @@ def main(argv=None):
         try:
             curves = run_dataset(name, tables=args.tables, learners=args.learners, n_splits=args.splits,
                                  boley_rules=args.boley_rules, yang_rules=args.yang_rules,
-                                 time_limit=time_limit, data_home=args.data_home,
+                                 time_limit=time_limit, orthogonal_search=args.orthogonal_search,
+                                 data_home=args.data_home,
                                  random_state=args.seed, log=lambda line: print(line, flush=True))
         except (OSError, ValueError) as error:
             print(f"  skipped: {error}")
