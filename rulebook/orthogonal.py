@@ -39,6 +39,7 @@ References
 import heapq
 import itertools
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -47,6 +48,13 @@ from ._config import PARALLEL_MIN_WORK
 from .search import SearchResult
 
 SEARCHES = ("greedy", "beam", "branch_and_bound")
+# Orthogonal objective values equal up to rounding are ties: a query and its
+# complement always tie once the intercept is in the basis (q_perp = -(1 -
+# q)_perp), and which one wins must not depend on the order of summation
+# (weighted rows vs repeated rows, row order). Values are therefore rounded
+# to this many digits relative to sum |g_perp|; ties then go to the first
+# proposition in the kernels' order.
+_TIE_DIGITS = 12
 BOUNDS = ("prefix_greedy", "none")
 
 
@@ -143,10 +151,20 @@ class ChannelProblem:
                              c[:, None] * basis.O])
         return cls(problem, np.ascontiguousarray(W), kernels.ORTHOGONAL, float(epsilon))
 
+    @cached_property
+    def _scale(self):
+        return float(np.abs(self.W[self.base.rows, kernels.G]).sum()) or 1.0
+
+    def _snap(self, values):
+        if self.code != kernels.ORTHOGONAL:
+            return values  # exact sums; ties already broken by the order
+        return np.round(values / self._scale, _TIE_DIGITS) * self._scale
+
     def value(self, rows):
         """Objective value of the extent ``rows``."""
-        return float(kernels._value(self.code, self.W[rows].sum(axis=0), self.base.n_total,
-                                    float(self.base.reg_lambda), self.epsilon))
+        return float(self._snap(kernels._value(self.code, self.W[rows].sum(axis=0),
+                                               self.base.n_total, float(self.base.reg_lambda),
+                                               self.epsilon)))
 
     def histograms(self, rows):
         """Channel histograms, shape (n_features, max(n_bins) + 1, 4 + K)."""
@@ -177,7 +195,7 @@ class ChannelProblem:
         scan = kernels.scan_all_parallel if parallel else kernels.scan_all_serial
         scan(hist, self.base.n_bins, self.base.is_nominal, self.code, self.base.n_total,
              float(self.base.reg_lambda), self.epsilon, float(n_rows), out)
-        return out
+        return self._snap(out)
 
     def condition(self, j, p):
         """Binned ``(feature, op, bin)`` of entry ``[j, p]`` of :meth:`values`."""

@@ -291,3 +291,108 @@ def test_proposition_2_risks(alpha):
     assert sse["gradient_sum"] >= 2 * (6 * alpha**2 + 2 * alpha * eps + eps**2) / 5 * (1 - 1e-9)
     # Hence the claimed limits: the ratios to R_ogb grow like alpha^4.
     assert sse["gradient_boosting"] / sse["orthogonal"] >= 2 * alpha**4 * (1 - 1e-6)
+
+
+# -- through the estimators --------------------------------------------------
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from rulebook import RuleBoostingClassifier  # noqa: E402
+from rulebook.datasets import load_ships, load_titanic, load_used_cars  # noqa: E402
+from rulebook.learners import resolve_learner  # noqa: E402
+from rulebook.losses import get_loss  # noqa: E402
+
+ESTIMATORS = [
+    RuleBoostingRegressor(n_rules=4, learner="orthogonal"),
+    RuleBoostingRegressor(n_rules=3, learner="orthogonal", loss="poisson"),
+    RuleBoostingClassifier(n_rules=3, learner="orthogonal"),
+    RuleBoostingClassifier(n_rules=3, learner="orthogonal", search="branch_and_bound",
+                           max_rule_length=2),
+    RuleBoostingRegressor(n_rules=3, objective="gradient_boosting", weight_update="corrective"),
+    RuleBoostingClassifier(n_rules=3, search="beam"),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible_estimator(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(search="depth"), "search="),
+    (dict(weight_update="total"), "weight_update="),
+    (dict(objective="angle"), "objective="),
+    (dict(learner=OrthogonalLearner(), search="greedy"), "search= applies"),
+])
+def test_bad_parameters_raise_naming_them(params, message):
+    X, y = load_used_cars()
+    with pytest.raises(ValueError, match=message):
+        RuleBoostingRegressor(n_rules=2, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(strategy="dfs"), "strategy="), (dict(beam_width=0), "beam_width"),
+    (dict(epsilon=0.0), "epsilon"), (dict(bound="tight"), "bound="), (dict(max_nodes=0), "max_nodes"),
+])
+def test_bad_learner_options_raise(options, message):
+    with pytest.raises(ValueError, match=message):
+        OrthogonalLearner(**options)
+
+
+def test_presets_resolve_as_documented():
+    learner, objective, update = resolve_learner("orthogonal", "second_order")
+    assert (learner, objective, update) == (OrthogonalLearner(), "orthogonal", "corrective")
+    learner, objective, update = resolve_learner("optimal", "orthogonal")
+    assert learner.strategy == "branch_and_bound" and update == "corrective"
+    learner, objective, update = resolve_learner("greedy", "second_order")
+    assert learner.name == "greedy" and (objective, update) == ("second_order", "stagewise")
+    assert resolve_learner("greedy", "gradient_sum", "beam")[0] == BeamLearner()
+    assert resolve_learner("orthogonal", "orthogonal", None, "stagewise")[2] == "stagewise"
+
+
+def test_corrective_fit_is_jointly_optimal_and_history_matches():
+    """Proposition 4: with reg_lambda = 0 the final gradient is orthogonal to
+    every query and the intercept; history_'s loss is the model's."""
+    X, y = load_used_cars()
+    model = RuleBoostingRegressor(n_rules=6, learner="orthogonal", reg_lambda=0.0).fit(X, y)
+    raw = model.ensemble_.decision_function(X)
+    Q = np.column_stack([np.ones(len(y))] + [r.query.evaluate(X) for r in model.ensemble_])
+    g, _ = get_loss("squared").gradient_hessian(np.asarray(y, float), raw, np.ones(len(y)))
+    np.testing.assert_allclose(Q.T @ g / np.abs(g).sum(), 0.0, atol=1e-9)
+    np.testing.assert_allclose(model.history_["train_loss"].iloc[-1],
+                               np.mean((np.asarray(y) - raw) ** 2), rtol=1e-10)
+    # Without regularisation a corrective update never increases the loss.
+    assert (np.diff(model.history_["train_loss"].to_numpy()) <= 1e-9).all()
+    assert (model.history_["complexity"].iloc[1:] == np.cumsum(
+        [1 + len(r) for r in model.ensemble_])).all()
+
+
+@pytest.mark.parametrize("loader, Model, loss", [
+    (load_titanic, RuleBoostingClassifier, None),
+    (load_ships, RuleBoostingRegressor, "poisson"),
+])
+def test_orthogonal_learner_fits_real_data(loader, Model, loss):
+    X, y = loader()
+    before = X.copy()
+    kwargs = {} if loss is None else {"loss": loss}
+    model = Model(n_rules=5, learner="orthogonal", verbose=0, **kwargs).fit(X, y)
+    pd.testing.assert_frame_equal(X, before)
+    losses = model.history_["train_loss"].to_numpy()
+    assert losses[-1] < losses[0]
+    assert "refit_iterations" in model.history_
+
+
+def test_corrective_beats_stagewise_training_risk_with_the_same_rules_budget():
+    """Not a theorem per round, but the re-fit weights of the same queries
+    can only lower the regularised risk: check on the final model."""
+    from rulebook.corrective import corrective_weights, regularised_risk
+
+    X, y = load_used_cars()
+    y = np.asarray(y, float)
+    model = RuleBoostingRegressor(n_rules=5, reg_lambda=1.0).fit(X, y)
+    Q = np.column_stack([r.query.evaluate(X) for r in model.ensemble_]).astype(float)
+    weights = np.array([r.weight for r in model.ensemble_])
+    loss, s = get_loss("squared"), np.ones(len(y))
+    fit = corrective_weights(loss, y, Q, s, 1.0)
+    assert fit.objective <= regularised_risk(loss, y, Q, s, 1.0, model.ensemble_.intercept, weights)
