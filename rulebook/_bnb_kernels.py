@@ -206,20 +206,44 @@ def _subset(x, y):
 
 
 @jit
-def _is_implied(j, ext, bits, node, known, implied):
+def _contains(rows, m, y):
+    # Do the positions rows[:m] all lie in bitset y? A sparse extent is
+    # tested row by row (usually its first row already fails), a dense one
+    # word by word (``_subset``).
+    one = np.uint64(1)
+    for i in range(m):
+        r = rows[i]
+        if not (y[r >> 6] >> np.uint64(r & 63)) & one:
+            return False
+    return True
+
+
+@jit
+def _inside(x, rows, m, y):
+    # Is the extent (bitset x, positions rows[:m]) a subset of bitset y?
+    # m < 0: positions not extracted.
+    if 0 <= m < x.shape[0]:
+        return _contains(rows, m, y)
+    return _subset(x, y)
+
+
+@jit
+def _is_implied(j, ext, rows, m, bits, node, known, implied):
     # Memoised "q -> p_j" for the node being expanded (``known[j] == node``).
     if known[j] != node:
         known[j] = node
-        implied[j] = _subset(ext, bits[j])
+        implied[j] = _inside(ext, rows, m, bits[j])
     return implied[j]
 
 
 @jit
-def _critical_index_bits(child_ext, ext, a, bits, node, known, implied):
+def _critical_index_bits(child_ext, child_rows, m_a, ext, rows, m, a, bits, node, known,
+                         implied):
     # crt(q p_a) with bitsets: the first j < a with q p_a -> p_j but not
     # q -> p_j; a if none.
     for j in range(a):
-        if _subset(child_ext, bits[j]) and not _is_implied(j, ext, bits, node, known, implied):
+        if (_inside(child_ext, child_rows, m_a, bits[j])
+                and not _is_implied(j, ext, rows, m, bits, node, known, implied)):
             return j
     return a
 
@@ -244,6 +268,70 @@ def _intersect_extract(ext, prop_bits, out_ext, out_rows, gp, hp, cp, sums):
             word &= word - np.uint64(1)
     sums[0], sums[1], sums[2] = sg, sh, sc
     return m
+
+
+@jit
+def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code, n_total,
+                    reg_lambda, sums):
+    # The refinement q p_a in one pass over its rows, in position (= ratio)
+    # order: its bitset out_ext = ext & prop_bits and positions out_rows[:m],
+    # sums[0:3] = (G, H, C), and the tight bound (Theorem 3.1): the prefix
+    # half (eq. 3.4) in this pass, the suffix half (eq. 3.5) in a second
+    # pass over the gathered gradients wg and weights ww (h, or c for the
+    # gradient-boosting objective), which are contiguous.
+    # Candidates are compared as fractions G^2 / (lambda + W) by cross
+    # multiplication; the winner's value is then computed by ``_objective``
+    # exactly as ``bound`` does. Returns (m, bound).
+    lam = reg_lambda if code == 2 else 0.0
+    m = 0
+    sg, sh, sc = 0.0, 0.0, 0.0
+    pos, neg = 0.0, 0.0
+    sw = 0.0
+    best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
+    for w in range(ext.shape[0]):
+        word = ext[w] & prop_bits[w]
+        out_ext[w] = word
+        while word != 0:
+            r = w * 64 + trailing_zeros(word)
+            word &= word - np.uint64(1)
+            out_rows[m] = r
+            gi = gp[r]
+            wi = cp[r] if code == 1 else hp[r]
+            wg[m], ww[m] = gi, wi
+            m += 1
+            sg += gi
+            sh += hp[r]
+            sc += cp[r]
+            sw += wi
+            if gi > 0.0:
+                pos += gi
+                den = lam + sw
+                if den > 0.0 and sg * sg * best_den > best_num * den:
+                    best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
+            elif gi < 0.0:
+                neg -= gi
+    sums[0], sums[1], sums[2] = sg, sh, sc
+    if m == 0:
+        return 0, 0.0
+    if code == 0:
+        return m, max(pos, neg)
+    if code == 2 and lam == 0.0:
+        # Rows with h == 0 need the extra candidates of ``bound``.
+        return m, bound(out_rows, m, gp, hp, cp, code, n_total, reg_lambda)
+    tg, tw = 0.0, 0.0
+    for i in range(m - 1, -1, -1):
+        tg += wg[i]
+        tw += ww[i]
+        if wg[i] < 0.0:
+            den = lam + tw
+            if den > 0.0 and tg * tg * best_den > best_num * den:
+                best_num, best_den, best_g, best_w = tg * tg, den, tg, tw
+    if best_num == 0.0:
+        return m, 0.0
+    # The weight stands in for H (code 2) or C (code 1) in the objective;
+    # code 2 reads C only as "C > 0", true of every non-empty set of rows
+    # (they all have positive weight).
+    return m, _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
 
 
 # ---------------------------------------------------------------- open list
@@ -319,7 +407,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                aug_a, aug_b, aug_c,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
-               stamps, known, implied, sums):
+               stamps, known, implied, sums, wg, ww):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best
     # value improved (IMPROVED) or ``max_expansions`` queries were expanded
@@ -370,7 +458,9 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             first, last = e + 1, rec_aug_off[record] + rec_aug_len[record]
         _query_extent(q, rec_parent, rec_prop, bits, full, ext)
         node = istate[EXPANDED]
-        m = 0
+        # Only the counts path needs q's positions; with bitsets q is dense
+        # enough (it has children) that word-wise tests are as fast.
+        m = -1
         if not use_bits:
             m = _extract(ext, rows)
             # Large data: implications from per-feature counts (m x d)
@@ -395,16 +485,18 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 counters[BOUND_PROPAGATED] += 1
                 fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], b)
                 continue
-            if _is_implied(a, ext, bits, node, known, implied):
+            if _is_implied(a, ext, rows, m, bits, node, known, implied):
                 # q p_a is equivalent to q; so is every extension of both.
                 counters[IMPLIED] += 1
                 continue
             if use_bits:
-                m_a = _intersect_extract(ext, bits[a], child_ext, child_rows, gp, hp, cp, sums)
+                m_a, b_a = _evaluate_child(ext, bits[a], child_ext, child_rows, gp, hp, cp, wg,
+                                           ww, code, n_total, reg_lambda, sums)
             else:
                 f = pf[a]
                 m_a = _refine(Xp, rows, m, f, pop[a], pb[a], n_bins[f], gp, hp, cp, child_rows,
                               sums)
+                b_a = bound(child_rows, m_a, gp, hp, cp, code, n_total, reg_lambda)
             if m_a == 0:
                 counters[BOUND_IMMEDIATE] += 1  # objective 0, extensions too
                 continue
@@ -416,20 +508,20 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 istate[BEST_RECORD] = q
                 istate[BEST_PROP] = a
                 improved = True
-            b_a = bound(child_rows, m_a, gp, hp, cp, code, n_total, reg_lambda)
             if alpha * b_a <= best:
                 counters[BOUND_IMMEDIATE] += 1
                 fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], b_a)
                 continue
             if not check_core:
                 c_a = a
-            elif crit < a and not _is_implied(crit, ext, bits, node, known, implied):
+            elif crit < a and not _is_implied(crit, ext, rows, m, bits, node, known, implied):
                 # eq. 3.7: q p_a -> p_crit still and q does not imply p_crit:
                 # q p_a is not a core query; the entry stays for siblings.
                 c_a = crit
                 counters[CRIT_REUSED] += 1
             elif use_bits:
-                c_a = _critical_index_bits(child_ext, ext, a, bits, node, known, implied)
+                c_a = _critical_index_bits(child_ext, child_rows, m_a, ext, rows, m, a, bits,
+                                           node, known, implied)
             else:
                 stamp += 1
                 c_a = _critical_index(Xp, child_rows, m_a, a, n_bins, pf, pop, pb, implied,

@@ -422,7 +422,8 @@ class _BranchAndBound:
                         np.empty(n, np.int64), np.empty((d, B), np.int64),
                         np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
                         np.empty((d, 2), np.int64), np.zeros(d, np.int64),
-                        np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3))
+                        np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
+                        np.empty(n), np.empty(n))
 
     def _bound(self, rows):
         p = self.problem

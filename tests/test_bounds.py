@@ -110,3 +110,39 @@ def test_gradient_sum_bound_is_the_larger_one_sided_sum():
     problem = _problem(g=[1.0, -3.0, 2.0, -0.5], h=[1.0] * 4, reg_lambda=0.0, objective=0)
     assert kernel_bound(problem, np.arange(4)) == 3.5
     assert kernel_bound(problem, np.arange(0)) == 0.0
+
+
+def evaluate_child(problem, extent):
+    """Run ``_evaluate_child`` on ``extent`` laid out in positions of the ratio order."""
+    from rulebook import _bnb_kernels as bnb
+
+    order = ratio_order(problem)
+    rank = np.empty(problem.g.shape[0], np.int64)
+    rank[order] = np.arange(len(order))
+    positions = np.sort(rank[extent])
+    n = len(order)
+    W = max(1, (n + 63) // 64)
+    ext = np.zeros(W, np.uint64)
+    for p in positions:
+        ext[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    full = np.full(W, np.uint64(0xFFFFFFFFFFFFFFFF))
+    gp, hp, cp = problem.g[order], problem.h[order], problem.c[order]
+    out_ext, out_rows = np.empty(W, np.uint64), np.empty(n, np.int64)
+    wg, ww, sums = np.empty(n), np.empty(n), np.empty(3)
+    m, bnd = bnb._evaluate_child(ext, full, out_ext, out_rows, gp, hp, cp, wg, ww,
+                                 problem.objective, problem.n_total, problem.reg_lambda, sums)
+    return m, out_rows[:m], out_ext, ext, sums, bnd, order
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems_with_extent(integer_stats=False))
+def test_fused_child_evaluation_equals_bound_and_sums(problem_extent):
+    """The search loop's one-pass evaluation: extent, sums and bound."""
+    problem, extent = problem_extent
+    m, rows, out_ext, ext, sums, bnd, order = evaluate_child(problem, extent)
+    assert m == len(extent)
+    np.testing.assert_array_equal(order[rows], extent)  # ratio order kept
+    np.testing.assert_array_equal(out_ext, ext)
+    np.testing.assert_allclose(sums, [problem.g[extent].sum(), problem.h[extent].sum(),
+                                      problem.c[extent].sum()], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(bnd, subset_maximum(problem, extent), rtol=1e-9, atol=1e-12)
