@@ -99,6 +99,35 @@ def _rss_mb(pid):
     return None
 
 
+def run_watched(command, env, timeout, max_memory_mb, stdout, stderr):
+    """Run ``command``, stopping it at ``timeout`` seconds or ``max_memory_mb`` resident MB.
+
+    Returns ``(status, peak_mb, wall_seconds)``: status "finished", "error"
+    (non-zero exit; "signal N" if killed by a signal), "timeout" or
+    "memory"; ``peak_mb`` the child's VmHWM as last polled (every 0.5 s).
+    """
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
+    status, peak = None, 0.0
+    while status is None:
+        try:
+            child.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+        peak = max(peak, _peak_rss_mb(child.pid) or 0.0)
+        if child.returncode is not None:
+            code = child.returncode
+            status = "finished" if code == 0 else (f"signal {-code}" if code < 0 else "error")
+        elif time.perf_counter() - started > timeout:
+            status = "timeout"
+        elif (_rss_mb(child.pid) or 0.0) > max_memory_mb:
+            status = "memory"
+        if status in ("timeout", "memory"):
+            child.kill()  # our own child, by its handle
+            child.wait()
+    return status, peak, time.perf_counter() - started
+
+
 def run(python, X, y, config, timeout, max_memory_mb):
     """Fit realkd in a child process; return ``{"status", "rounds", "peak_mb", ...}``.
 
@@ -119,37 +148,20 @@ def run(python, X, y, config, timeout, max_memory_mb):
     Returns
     -------
     dict
-        ``status``: "finished", "timeout", "memory" or "error"; ``rounds``:
-        one dict per round the child completed (see ``main``); ``peak_mb``:
-        the child's peak resident memory as the kernel saw it (VmHWM), also
-        for a killed child; ``wall``: seconds until it ended; ``stderr``.
+        ``status`` (see ``run_watched``); ``rounds``: one dict per round the
+        child completed (see ``main``); ``peak_mb``: the child's peak
+        resident memory, also for a killed child; ``wall``: seconds until it
+        ended; ``header``: realkd's propositions; ``stderr``: its tail.
     """
     with tempfile.TemporaryDirectory() as tmp:
         data, out = Path(tmp) / "data.json", Path(tmp) / "rounds.jsonl"
         write_frame(data, X, y)
         env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1"}
-        started = time.perf_counter()
         with open(Path(tmp) / "stderr.txt", "w") as err:
-            child = subprocess.Popen([python, __file__, str(data), json.dumps(config), str(out)],
-                                     stdout=subprocess.DEVNULL, stderr=err, env=env)
-            status, peak = None, 0.0
-            while status is None:
-                try:
-                    child.wait(timeout=0.5)
-                except subprocess.TimeoutExpired:
-                    pass
-                peak = max(peak, _peak_rss_mb(child.pid) or 0.0)
-                if child.returncode is not None:
-                    status = "finished" if child.returncode == 0 else "error"
-                elif time.perf_counter() - started > timeout:
-                    status = "timeout"
-                elif (_rss_mb(child.pid) or 0.0) > max_memory_mb:
-                    status = "memory"
-                if status in ("timeout", "memory"):
-                    child.kill()  # our own child, by its handle
-                    child.wait()
-        wall = time.perf_counter() - started
+            status, peak, wall = run_watched(
+                [python, __file__, str(data), json.dumps(config), str(out)], env, timeout,
+                max_memory_mb, subprocess.DEVNULL, err)
         stderr = (Path(tmp) / "stderr.txt").read_text()
         lines = out.read_text().splitlines() if out.exists() else []
     records = [json.loads(line) for line in lines]

@@ -172,18 +172,23 @@ def rulebook_child(data_path, config_json):
     }))
 
 
-def run_rulebook(case, n_rules, threads):
+def run_rulebook(case, n_rules, args):
+    """One timed rulebook fit in a child; its JSON figures plus ``status`` and ``polled_mb``."""
     config = {"task": case.task, "reg_lambda": case.reg_lambda, "n_rules": n_rules,
               "propositions": case.propositions}
-    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(args.threads)}
     with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "data.json"
+        data, out, err = Path(tmp) / "data.json", Path(tmp) / "out.txt", Path(tmp) / "err.txt"
         _realkd.write_frame(data, case.X, case.y01)
-        out = subprocess.run([sys.executable, __file__, "--rulebook-child", str(data),
-                              json.dumps(config)], capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        raise RuntimeError(f"rulebook child failed on {case.name}:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        with open(out, "w") as stdout, open(err, "w") as stderr:
+            status, polled, _ = _realkd.run_watched(
+                [sys.executable, __file__, "--rulebook-child", str(data), json.dumps(config)],
+                env, args.rulebook_timeout, args.realkd_max_memory, stdout, stderr)
+        lines = out.read_text().strip().splitlines()
+        if status != "finished":
+            print(f"  rulebook {status} on {case.name}:\n{err.read_text()[-3000:]}", file=sys.stderr)
+            return {"status": status, "polled_mb": polled}
+    return {**json.loads(lines[-1]), "status": status, "polled_mb": polled}
 
 
 # -- realkd -------------------------------------------------------------------------
@@ -227,7 +232,7 @@ def our_extents(X, binner, X_binned, allowed):
     return extents
 
 
-# -- the per-round comparison, in this process -------------------------------------
+# -- the per-round comparison, in a child process too -------------------------------
 def compare_rounds(case, setup, realkd_rounds, time_limit):
     """For each realkd round: our optimal value given realkd's previous rules."""
     from rulebook.losses import get_loss
@@ -277,6 +282,43 @@ def compare_rounds(case, setup, realkd_rounds, time_limit):
     return rows
 
 
+def compare_child(data_path, config_json, rounds_path):
+    """Child process: ``compare_rounds`` on the data, print the rows as JSON."""
+    config = json.loads(config_json)
+    X, y = _realkd.read_frame(data_path)
+    case = Case(config["name"], X, y.to_numpy(), config["task"], config["reg_lambda"],
+                config["propositions"])
+    realkd_rounds = json.loads(Path(rounds_path).read_text())
+    rows = compare_rounds(case, paper_setup(X, case.propositions), realkd_rounds,
+                          config["time_limit"])
+    print(json.dumps(rows, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
+
+
+def run_compare(args, case, realkd_rounds):
+    """``compare_rounds`` in a child process (a crash or a hang costs this dataset only)."""
+    if not realkd_rounds:
+        return []
+    config = {"name": case.name, "task": case.task, "reg_lambda": case.reg_lambda,
+              "propositions": case.propositions, "time_limit": args.compare_time_limit}
+    timeout = 120 + args.compare_time_limit * 2 * len(realkd_rounds)
+    with tempfile.TemporaryDirectory() as tmp:
+        data, rounds = Path(tmp) / "data.json", Path(tmp) / "rounds.json"
+        out, err = Path(tmp) / "out.txt", Path(tmp) / "err.txt"
+        _realkd.write_frame(data, case.X, case.y01)
+        rounds.write_text(json.dumps(realkd_rounds))
+        with open(out, "w") as stdout, open(err, "w") as stderr:
+            status, _, _ = _realkd.run_watched(
+                [sys.executable, __file__, "--compare-child", str(data), json.dumps(config),
+                 str(rounds)], {**os.environ, "NUMBA_NUM_THREADS": str(args.threads)},
+                timeout, args.realkd_max_memory, stdout, stderr)
+        if status != "finished":
+            print(f"  per-round check {status} on {case.name}:\n{err.read_text()[-3000:]}",
+                  file=sys.stderr)
+            return [{"dataset": case.name, "round": np.nan, "ok": False,
+                     "realkd query": f"per-round check {status}"}]
+        return json.loads(out.read_text().strip().splitlines()[-1])
+
+
 def realkd_table2(record):
     """realkd's seven counters in the four columns of the paper's Table 2 (see README)."""
     return {
@@ -300,12 +342,16 @@ def rulebook_table2(stats):
 def benchmark(args, name, n_rules):
     case = load_case(name, args.data_home, args.seed)
     setup = paper_setup(case.X, case.propositions)
-    ours = run_rulebook(case, n_rules, args.threads)
+    ours = run_rulebook(case, n_rules, args)
     row = {"dataset": name, "n": case.X.shape[0], "d": case.X.shape[1],
-           "lambda": case.reg_lambda, "props": ours["n_allowed"],
-           "rb s": ours["seconds"], "rb nodes": ours["nodes_expanded"],
-           "rb MB": ours["peak_mb"], "rb +MB": ours["peak_mb"] - ours["baseline_mb"],
-           "certified": "yes" if ours["certified"] else "NO"}
+           "lambda": case.reg_lambda, "props": int(setup[3].sum())}
+    if ours["status"] == "finished":
+        row.update({"rb s": ours["seconds"], "rb nodes": ours["nodes_expanded"],
+                    "rb MB": ours["peak_mb"], "rb +MB": ours["peak_mb"] - ours["baseline_mb"],
+                    "certified": "yes" if ours["certified"] else "NO"})
+    else:  # stopped: no time; at least the memory it reached
+        row.update({"rb s": np.nan, "rb nodes": np.nan, "rb MB": ours["polled_mb"],
+                    "rb +MB": np.nan, "certified": ours["status"].upper()})
     rounds = []
     if not args.no_realkd:
         theirs = run_realkd(args, case, n_rules)
@@ -320,20 +366,21 @@ def benchmark(args, name, n_rules):
             "rk s": realkd_seconds if finished else np.nan,
             "rk nodes": sum(r["popped"] for r in done),
             "rk MB": theirs["peak_mb"], "rk +MB": theirs["peak_mb"] - baseline,
-            "speed-up": realkd_seconds / ours["seconds"] if finished else np.nan,
-            "at least": (theirs["wall"] / ours["seconds"]) if not finished else np.nan,
-            "mem ratio": theirs["peak_mb"] / ours["peak_mb"],
+            "speed-up": realkd_seconds / row["rb s"] if finished else np.nan,
+            "at least": (theirs["wall"] / row["rb s"]) if not finished else np.nan,
+            "mem ratio": theirs["peak_mb"] / row["rb MB"],
             "same props": {True: "yes", False: "NO", None: "-"}[same],
         })
         if theirs["status"] == "error":
             print(f"  realkd failed on {name}:\n{theirs['stderr']}", file=sys.stderr)
-        rounds = compare_rounds(case, setup, theirs["rounds"], args.compare_time_limit)
+        rounds = run_compare(args, case, theirs["rounds"])
     return row, rounds
 
 
 # -- output ---------------------------------------------------------------------------
 def print_summary(table, rounds, args):
-    seconds = table["rb s"]
+    # A fit that was stopped counts as slower than any finished one.
+    seconds = table["rb s"].fillna(np.inf)
     median, worst = seconds.median(), seconds.max()
     verdict = lambda ok: "met" if ok else "NOT MET"  # noqa: E731
     print(f"\nrulebook: median fit time {median:.3f} s (target <= {TARGETS['median_seconds']:.0f} s: "
@@ -387,7 +434,7 @@ def print_rounds(rounds):
     formats = {"realkd value": "{:.6g}".format, "rulebook value": "{:.6g}".format,
                "rel diff": "{:+.1e}".format, "realkd s": "{:.3f}".format,
                "rulebook s": "{:.4f}".format}
-    print(rounds[columns].to_string(index=False, formatters=formats))
+    print(rounds.reindex(columns=columns).to_string(index=False, formatters=formats, na_rep="-"))
 
 
 def cpu_name():
@@ -415,7 +462,9 @@ def parse_args():
     parser.add_argument("--realkd-timeout", type=float, default=None,
                         help="seconds per dataset before realkd is stopped (default 600; --quick 120)")
     parser.add_argument("--realkd-max-memory", type=float, default=8000.0,
-                        help="MB of resident memory at which realkd is stopped (default 8000)")
+                        help="MB of resident memory at which either side is stopped (default 8000)")
+    parser.add_argument("--rulebook-timeout", type=float, default=600.0,
+                        help="seconds per dataset before rulebook's fit is stopped (default 600)")
     parser.add_argument("--compare-time-limit", type=float, default=60.0,
                         help="seconds per round for rulebook's search in the per-round check")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="numba threads")
@@ -431,6 +480,9 @@ def parse_args():
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--rulebook-child":
         rulebook_child(*sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--compare-child":
+        compare_child(*sys.argv[2:])
         return
     args = parse_args()
     names = args.datasets or (QUICK if args.quick else TABLE1)
