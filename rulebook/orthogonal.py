@@ -226,6 +226,17 @@ class _Node:
     rows: np.ndarray
     value: float
     hist: np.ndarray = None
+    # Until the node is expanded: its parent's histograms and the rows the
+    # last condition removed, so histograms are built only for expanded
+    # nodes (most children of a branch-and-bound node never are).
+    parent_hist: np.ndarray = None
+    removed: np.ndarray = None
+
+    def histograms(self, problem):
+        if self.hist is None:
+            self.hist = problem.child_histograms(self.parent_hist, self.rows, self.removed)
+            self.parent_hist = self.removed = None
+        return self.hist
 
 
 def _key(rows):
@@ -265,7 +276,7 @@ def beam_search(problem, width=1):
         for i, node in enumerate(beam):
             if len(node.conditions) >= limit or len(node.rows) <= 1:
                 continue
-            values = problem.values(node.hist, len(node.rows))
+            values = problem.values(node.histograms(problem), len(node.rows))
             n_steps += 1
             n_scored += int(np.isfinite(values).sum())
             flat = values.ravel()
@@ -274,8 +285,8 @@ def beam_search(problem, width=1):
             candidates += [(-flat[k], i, k) for k in top]
         candidates.sort()
         previous, beam, seen = beam, [], set()
-        for _, i, k in candidates:
-            child = _child(problem, previous[i], k)
+        for negative, i, k in candidates:
+            child = _child(problem, previous[i], k, -negative)
             key = _key(child.rows)
             if key in seen:
                 continue
@@ -289,13 +300,14 @@ def beam_search(problem, width=1):
                         {"n_refinements": n_scored, "n_steps": n_steps})
 
 
-def _child(problem, parent, flat_index):
-    """The refinement of ``parent`` by proposition ``flat_index`` of its values."""
+def _child(problem, parent, flat_index, value):
+    """The refinement of ``parent`` by proposition ``flat_index`` of its
+    values, whose objective value (from the parent's scan) is ``value``."""
     j, p = divmod(int(flat_index), 2 * parent.hist.shape[1])
     condition = problem.condition(j, p)
     kept, removed = problem.base.split(parent.rows, condition)
-    hist = problem.child_histograms(parent.hist, kept, removed)
-    return _Node(parent.conditions + (condition,), kept, problem.value(kept), hist)
+    return _Node(parent.conditions + (condition,), kept, float(value),
+                 parent_hist=parent.hist, removed=removed)
 
 
 def greedy_search(problem):
@@ -365,13 +377,14 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     limit = _depth_limit(problem)
 
     def expand(node):
+        if len(node.conditions) >= limit or len(node.rows) <= 1:
+            return
         bnd = np.inf if bound == "none" else problem.prefix_bound(node.rows, order)
-        if not bnd > best.value or len(node.conditions) >= limit or len(node.rows) <= 1:
-            stats["n_pruned"] += not bnd > best.value
-            node.hist = None  # never expanded: free its histograms
+        if not bnd > best.value:
+            stats["n_pruned"] += 1
             return
         stats["n_nodes"] += 1
-        values = problem.values(node.hist, len(node.rows))
+        values = problem.values(node.histograms(problem), len(node.rows))
         if node.conditions:  # tail augmentation: features >= the last one
             values[:node.conditions[-1][0]] = -np.inf
         stats["n_refinements"] += int(np.isfinite(values).sum())
@@ -390,7 +403,7 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
         k = expansion.order[expansion.next]
         expansion.next += 1
         _push(queue, expansion, values, counter)
-        child = _child(problem, expansion.node, k)
+        child = _child(problem, expansion.node, k, values.ravel()[k])
         if _dominated(seen, child):
             continue
         if child.value > best.value:
