@@ -396,3 +396,15 @@ def test_corrective_beats_stagewise_training_risk_with_the_same_rules_budget():
     loss, s = get_loss("squared"), np.ones(len(y))
     fit = corrective_weights(loss, y, Q, s, 1.0)
     assert fit.objective <= regularised_risk(loss, y, Q, s, 1.0, model.ensemble_.intercept, weights)
+
+
+def test_row_order_does_not_change_the_model():
+    X, y = load_titanic()
+    y = np.asarray(y)
+    model = RuleBoostingClassifier(n_rules=5, learner="orthogonal", verbose=0).fit(X, y)
+    order = np.random.default_rng(0).permutation(len(y))
+    shuffled = RuleBoostingClassifier(n_rules=5, learner="orthogonal", verbose=0).fit(
+        X.iloc[order], y[order])
+    assert [str(r.query) for r in shuffled.ensemble_] == [str(r.query) for r in model.ensemble_]
+    np.testing.assert_allclose([r.weight for r in shuffled.ensemble_],
+                               [r.weight for r in model.ensemble_], rtol=1e-8)
