@@ -19,6 +19,10 @@ The binned conditions the learners handle are ``(feature, op, bin)`` with
 ``op`` one of :data:`LE`, :data:`GT` (numeric), :data:`EQ`, :data:`NE`
 (nominal); :meth:`Binner.proposition` turns one into a real-valued
 :class:`~rulebook.rules.Proposition`.
+
+:func:`paper_cut_points` and :func:`paper_allowed` reproduce the propositions
+of Boley et al.'s reference code (k/2 equal-frequency thresholds per column,
+each giving ``x <= c`` and ``x >= c``) as cut points and a search mask.
 """
 
 from dataclasses import dataclass
@@ -347,8 +351,9 @@ def paper_cut_points(X, propositions=10):
     ----------
     .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
        short than greedy: interpretable models through optimal rule
-       boosting. SDM. Section 2 (threshold propositions, eq. 2.4) and
-       Appendix B (propositions per column of each dataset).
+       boosting. SDM. Section 2 (threshold propositions); Appendix B
+       points to the experiment code, which propositionalises with
+       ``realkd.search.Context.from_df`` (realkd 0.2.1 on PyPI).
 
     Examples
     --------
@@ -409,7 +414,8 @@ def paper_allowed(binner, X, propositions=10):
     ----------
     .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
        short than greedy: interpretable models through optimal rule
-       boosting. SDM. Section 2 and Appendix B.
+       boosting. SDM. Section 2 (propositions) and Appendix B (the
+       experiment code: ``realkd.search.Context.from_df``).
 
     Examples
     --------
