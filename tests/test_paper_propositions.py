@@ -238,3 +238,29 @@ def test_estimator_accepts_the_cut_points():
     model = RuleBoostingClassifier(n_rules=2, cut_points=paper_cut_points(X, spec), verbose=0)
     model.fit(X, y)
     assert len(model.ensemble_) == 2
+
+
+def test_optimal_search_keeps_to_the_paper_propositions():
+    """With the mask as ``SearchProblem.allowed``, the optimal query (after
+    shortening) consists of the paper's propositions only."""
+    from rulebook.losses import get_loss
+    from rulebook.objectives import OBJECTIVES
+    from rulebook.optimal import optimal_search
+    from rulebook.search import SearchProblem
+
+    X, y = load_titanic(dropna=True)
+    spec = DATASETS["titanic"].paper_propositions
+    binner = Binner(cut_points=paper_cut_points(X, spec))
+    X_binned = binner.fit_transform(X, np.ones(len(X)))
+    allowed = paper_allowed(binner, X, spec)
+    signs = np.where(y.to_numpy() == 1, 1.0, -1.0)
+    rng = np.random.default_rng(0)
+    for scale in (0.0, 1.0, 2.0):
+        g, h = get_loss("logistic").gradient_hessian(signs, scale * rng.normal(size=len(X)),
+                                                     np.ones(len(X)))
+        problem = SearchProblem(X_binned, binner.n_bins_, binner.is_nominal_, g, h,
+                                np.ones(len(X)), np.arange(len(X)), 1.0,
+                                OBJECTIVES["second_order"], allowed=allowed)
+        result = optimal_search(problem, time_limit=30)
+        assert result.conditions
+        assert all(allowed[f, b, op] for f, op, b in result.conditions), result.conditions
