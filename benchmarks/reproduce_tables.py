@@ -645,8 +645,11 @@ def main(argv=None):
     for name in args.datasets:
         settings = dataset_settings(name)
         source = "paper" if settings.from_paper else "fallback"
+        propositions = settings.propositions
+        if isinstance(propositions, dict):
+            propositions = f"{min(propositions.values())}-{max(propositions.values())} by column"
         print(f"\n{name} ({settings.task}; lambda={settings.reg_lambda:g}, propositions "
-              f"{settings.propositions} [{source}])", flush=True)
+              f"{propositions} [{source}])", flush=True)
         try:
             curves = run_dataset(name, tables=args.tables, learners=args.learners, n_splits=args.splits,
                                  boley_rules=args.boley_rules, yang_rules=args.yang_rules,
