@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from rulebook import OrthogonalLearner, RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook.compare import area_under_complexity_curve, compare_learners
@@ -83,6 +84,10 @@ def run_dataset(name, task, args):
                 for key in args.learners}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # early stops are expected
+        # Untimed warm-up: numba compilation (or cache loading) is not
+        # part of a learner's fit time.
+        for learner in learners.values():
+            clone(learner).set_params(n_rules=2).fit(X.iloc[:200], np.asarray(y)[:200])
         frame = compare_learners(X, y, learners, task=task, n_splits=args.splits,
                                  max_rules=args.rules, return_risk=True,
                                  return_train_score=True)

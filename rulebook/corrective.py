@@ -142,6 +142,25 @@ def corrective_weights(loss, y, Q, sample_weight, reg_lambda, start=None, tol=1e
     ValueError
         If the shapes of ``y``, ``Q``, ``sample_weight`` or ``start`` disagree,
         or ``reg_lambda`` is negative.
+
+    References
+    ----------
+    Yang et al. (2024), Section 2, eq. 7; Boyd and Vandenberghe (2004),
+    Section 9.5.
+
+    Examples
+    --------
+    The orthogonal ensemble of the paper's Fig. 2, ``q1 = (1, 1, 0)`` and
+    ``q3 = (0, 1, 1)`` without intercept, fitted to ``y = (-10, -6, 5)``:
+
+    >>> import numpy as np
+    >>> from rulebook.losses import get_loss
+    >>> y = np.array([-10.0, -6.0, 5.0])
+    >>> Q = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    >>> fit = corrective_weights(get_loss("squared"), y, Q, np.ones(3), 0.0,
+    ...                          fit_intercept=False)
+    >>> np.round(fit.weights, 4)
+    array([-10.3333,   4.6667])
     """
     y, Q, sample_weight = _check(y, Q, sample_weight, reg_lambda)
     n, t = Q.shape

@@ -480,7 +480,8 @@ class OrthogonalLearner:
     >>> from rulebook import OrthogonalLearner, RuleBoostingRegressor
     >>> from rulebook.datasets import load_used_cars
     >>> X, y = load_used_cars()
-    >>> model = RuleBoostingRegressor(n_rules=3, learner=OrthogonalLearner(strategy="greedy"))
+    >>> model = RuleBoostingRegressor(n_rules=3, learner=OrthogonalLearner(strategy="greedy"),
+    ...                               verbose=0)
     >>> len(model.fit(X, y).ensemble_)
     3
     """
