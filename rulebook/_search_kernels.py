@@ -49,10 +49,11 @@ def _build_histograms(X_binned, rows, g, h, c, hist):
             hist[j, b, N] += 1.0
 
 
-def _scan_histograms(hist, n_bins, is_nominal, code, n_total, reg_lambda, max_count, out_value, out_op, out_bin):
-    # IN: hist (d, B, 4); n_bins (d,) int64; is_nominal (d,) bool; code int;
-    #     n_total, reg_lambda float; max_count float: a candidate must cover
-    #     fewer rows than this (a strict sub-extent) and at least one.
+def _scan_histograms(hist, n_bins, is_nominal, allowed, code, n_total, reg_lambda, max_count, out_value, out_op, out_bin):
+    # IN: hist (d, B, 4); n_bins (d,) int64; is_nominal (d,) bool;
+    #     allowed (d, B, 4) bool: candidates [feature, bin, op] considered;
+    #     code int; n_total, reg_lambda float; max_count float: a candidate
+    #     must cover fewer rows than this (a strict sub-extent) and at least one.
     # OUT: out_value (d,) float64, out_op (d,) int64, out_bin (d,) int64:
     #     best proposition per feature (op -1 if none).
     n_features = hist.shape[0]
@@ -68,14 +69,14 @@ def _scan_histograms(hist, n_bins, is_nominal, code, n_total, reg_lambda, max_co
                 tn += hist[j, k, N]
             for k in range(nb):
                 cg, ch, cc, cn = hist[j, k, G], hist[j, k, H], hist[j, k, C], hist[j, k, N]
-                if 0.0 < cn < max_count:
+                if allowed[j, k, EQ] and 0.0 < cn < max_count:
                     v = _objective(code, cg, ch, cc, n_total, reg_lambda)
                     if v > best:
                         best, best_op, best_bin = v, EQ, k
                 rn = tn - cn
                 # With two categories ``x != a`` is ``x == b``: keep the
                 # more readable equality only.
-                if nb > 2 and 0.0 < rn < max_count:
+                if nb > 2 and allowed[j, k, NE] and 0.0 < rn < max_count:
                     v = _objective(code, tg - cg, th - ch, tc - cc, n_total, reg_lambda)
                     if v > best:
                         best, best_op, best_bin = v, NE, k
@@ -86,7 +87,7 @@ def _scan_histograms(hist, n_bins, is_nominal, code, n_total, reg_lambda, max_co
                 ah += hist[j, k, H]
                 ac += hist[j, k, C]
                 an += hist[j, k, N]
-                if 0.0 < an < max_count:
+                if allowed[j, k, LE] and 0.0 < an < max_count:
                     v = _objective(code, ag, ah, ac, n_total, reg_lambda)
                     if v > best:
                         best, best_op, best_bin = v, LE, k
@@ -96,7 +97,7 @@ def _scan_histograms(hist, n_bins, is_nominal, code, n_total, reg_lambda, max_co
                 ah += hist[j, k, H]
                 ac += hist[j, k, C]
                 an += hist[j, k, N]
-                if 0.0 < an < max_count:
+                if allowed[j, k - 1, GT] and 0.0 < an < max_count:
                     v = _objective(code, ag, ah, ac, n_total, reg_lambda)
                     if v > best:
                         best, best_op, best_bin = v, GT, k - 1

@@ -50,6 +50,7 @@ class BoostingSetup:
     max_rule_length: int = 0
     progress: object = None
     weight_update: str = "stagewise"
+    allowed: object = None  # SearchProblem.allowed: the propositions searched
 
 
 def fit_boosting(setup):
@@ -167,6 +168,7 @@ def _problem(setup, g, h, rows):
         # never through this code; it is the gradient-boosting one there.
         objective=OBJECTIVES.get(setup.objective, OBJECTIVES["gradient_boosting"]),
         max_rule_length=setup.max_rule_length or 0,
+        allowed=setup.allowed,
     )
 
 

@@ -21,10 +21,12 @@ from ._validation import (
     check_sample_weight,
     check_target,
 )
-from .binning import Binner
+from .binning import Binner, paper_allowed, paper_cut_points
 from .boosting import BoostingSetup, fit_boosting
+from .greedy import GreedyLearner
 from .learners import resolve_learner
 from .losses import get_loss
+from .optimal import OptimalLearner
 from .rules import RuleEnsemble
 
 _REFERENCES = """
@@ -78,6 +80,16 @@ _PARAMETERS = """
         distinct value.
     cut_points : dict of {str: sequence of float}, optional
         Explicit cut points for some numeric columns.
+    propositions : int >= 2, dict of {str: int} or None, default=None
+        ``None``: every proposition of the bins (``x <= t`` and ``x > t``
+        at each cut point, ``x == c`` and ``x != c`` per category). A
+        number (or one per column) propositionalises as Boley et al. (2021)
+        and their code do: ``k`` propositions per numeric column are
+        ``k / 2`` equal-frequency thresholds ``c``, each giving ``x <= c``
+        and ``x >= c``; nominal columns give ``x == c``. The greedy and
+        optimal learners then search exactly these, so results compare
+        with the paper's (see :func:`rulebook.binning.paper_cut_points`).
+        Replaces ``max_bins`` and cannot be combined with ``cut_points``.
     max_rule_length : int >= 1 or None, default=None
         Most conditions per rule; ``None`` for no limit.
     verbose : int, default=1
@@ -103,7 +115,7 @@ class _RuleBoosting(BaseEstimator):
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
                  max_bins=255, cut_points=None, max_rule_length=None, verbose=1, search=None,
-                 weight_update="auto"):
+                 weight_update="auto", propositions=None):
         self.n_rules = n_rules
         self.learner = learner
         self.objective = objective
@@ -112,6 +124,7 @@ class _RuleBoosting(BaseEstimator):
         self.reg_lambda = reg_lambda
         self.max_bins = max_bins
         self.cut_points = cut_points
+        self.propositions = propositions
         self.max_rule_length = max_rule_length
         self.verbose = verbose
 
@@ -151,21 +164,29 @@ class _RuleBoosting(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y_encoded = self._encode_target(y, len(frame))
         weights = check_sample_weight(sample_weight, len(frame))
-        binner = Binner(self.max_bins, self.cut_points)
+        cut_points = self.cut_points
+        if self.propositions is not None:
+            cut_points = paper_cut_points(frame, self.propositions)
+        binner = Binner(self.max_bins, cut_points)
         X_binned = binner.fit_transform(frame, weights)
+        allowed = None if self.propositions is None else paper_allowed(binner, frame, self.propositions)
         # tqdm.auto: a widget in notebooks, text elsewhere; delay keeps quick
         # fits silent.
         progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose,
                         leave=False, delay=2.0)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)
+        if allowed is not None and not _honours_allowed(learner, objective):
+            raise ValueError("propositions is supported by the greedy and optimal learners with "
+                             "the standard objectives; got learner="
+                             f"{self.learner!r}, objective={objective!r}.")
         with progress:
             intercept, rules, history = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner, y=y_encoded, sample_weight=weights,
                 loss=get_loss(self._loss_name_), learner=learner,
                 objective=objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self.max_rule_length or 0,
-                progress=progress, weight_update=weight_update,
+                progress=progress, weight_update=weight_update, allowed=allowed,
             ))
         self._feature_kinds = tuple(f.kind for f in binner.features_)
         self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
@@ -183,6 +204,9 @@ class _RuleBoosting(BaseEstimator):
                 or not np.isfinite(self.reg_lambda) or self.reg_lambda < 0):
             raise ValueError(f"reg_lambda must be a finite number >= 0; got {self.reg_lambda!r}.")
         resolve_learner(self.learner, self.objective, self.search, self.weight_update)
+        if self.propositions is not None and self.cut_points is not None:
+            raise ValueError("cut_points and propositions cannot both be set: propositions "
+                             "chooses the cut points of every numeric column.")
 
     # -- prediction ---------------------------------------------------------
     def _raw_predict(self, X):
@@ -245,6 +269,11 @@ class _RuleBoosting(BaseEstimator):
         return tags
 
 
+def _honours_allowed(learner, objective):
+    """Whether the learner searches only ``SearchProblem.allowed``."""
+    return isinstance(learner, (GreedyLearner, OptimalLearner)) and objective != "orthogonal"
+
+
 def _check_int(name, value, minimum):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
@@ -285,11 +314,11 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
 
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
                  reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=1,
-                 search=None, weight_update="auto"):
+                 search=None, weight_update="auto", propositions=None):
         super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
                          max_bins=max_bins, cut_points=cut_points,
                          max_rule_length=max_rule_length, verbose=verbose, search=search,
-                         weight_update=weight_update)
+                         weight_update=weight_update, propositions=propositions)
         self.loss = loss
 
     @property

@@ -40,8 +40,9 @@ class SearchProblem:
     allowed : ndarray of shape (n_features, max(n_bins) + 1, 4), bool, or None
         ``allowed[feature, bin, op]`` marks the propositions the optimal
         learner may use (``op`` as in :mod:`rulebook._search_kernels`:
-        ``LE, GT, EQ, NE = 0, 1, 2, 3``); None allows all. Used to search
-        exactly the propositions of another implementation.
+        ``LE, GT, EQ, NE = 0, 1, 2, 3``); None allows all. The greedy and
+        optimal learners honour it; it lets them search exactly the
+        propositions of another implementation.
     """
 
     X_binned: np.ndarray
@@ -60,6 +61,13 @@ class SearchProblem:
     def n_total(self):
         """Total sample weight (``n`` in Boley et al. 2021, eq. 2.3)."""
         return float(self.c[self.rows].sum())
+
+    @cached_property
+    def allowed_mask(self):
+        """``allowed``, or all True when every proposition is allowed."""
+        if self.allowed is not None:
+            return self.allowed
+        return np.ones((self.n_features, int(self.n_bins.max()) + 1, 4), dtype=bool)
 
     @property
     def n_features(self):
@@ -88,7 +96,7 @@ class SearchProblem:
         d = self.n_features
         value, op, bin_ = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
         scan = kernels.scan_histograms_parallel if d * hist.shape[1] >= PARALLEL_MIN_WORK else kernels.scan_histograms_serial
-        scan(hist, self.n_bins, self.is_nominal, self.objective, self.n_total,
+        scan(hist, self.n_bins, self.is_nominal, self.allowed_mask, self.objective, self.n_total,
              float(self.reg_lambda), float(n_rows), value, op, bin_)
         return value, op, bin_
 

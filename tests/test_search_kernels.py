@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulebook import _search_kernels as kernels
 
@@ -19,7 +20,8 @@ def _hist(problem, build):
 def _scan(problem, scan, hist):
     d = problem.n_features
     out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
-    scan(hist, problem.n_bins, problem.is_nominal, problem.objective, problem.n_total,
+    scan(hist, problem.n_bins, problem.is_nominal, problem.allowed_mask, problem.objective,
+         problem.n_total,
          problem.reg_lambda, float(len(problem.rows)), *out)
     return out
 
@@ -141,3 +143,27 @@ def test_child_histograms_by_subtraction_match_a_direct_pass(problem):
                                   problem.n_bins)
         np.testing.assert_array_equal(child[..., 3], direct[..., 3])  # counts exact
         np.testing.assert_allclose(child, direct, rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems(integer_stats=True), st.integers(0, 2**32 - 1))
+def test_scan_honours_the_allowed_mask(problem, seed):
+    """Only allowed propositions are chosen; the best of them, exactly."""
+    mask = np.random.default_rng(seed).random(problem.allowed_mask.shape) < 0.5
+    problem.allowed = mask
+    problem.__dict__.pop("allowed_mask", None)
+    value, op, bin_ = _scan(problem, kernels.scan_histograms_serial,
+                            _hist(problem, kernels.build_histograms_serial))
+    for j in range(problem.n_features):
+        best = -np.inf
+        for condition in naive.candidates(problem.n_bins, problem.is_nominal):
+            if condition[0] != j or not mask[j, condition[2], condition[1]]:
+                continue
+            v, count, _ = naive.score(problem.X_binned, problem.rows, condition, problem.g,
+                                      problem.h, problem.c, problem.n_bins, problem.objective,
+                                      problem.n_total, problem.reg_lambda)
+            if 0 < count < len(problem.rows):
+                best = max(best, v)
+        assert value[j] == best
+        if op[j] >= 0:
+            assert mask[j, bin_[j], op[j]]
