@@ -156,18 +156,26 @@ def load(name, data_home=SHARED):
     return load_dataset(name, data_home=data_home, dropna=True)
 
 
-def binning_params(settings):
+# Learners that search exactly the paper's propositions (estimator option
+# ``propositions=``); the others get equal-frequency bins of the same size.
+PAPER_PROPOSITION_LEARNERS = ("greedy", "optimal")
+
+
+def binning_params(settings, learner="optimal"):
     """Estimator parameters that realise the paper's propositions.
 
-    The one place to switch to paper-style propositions: until the
-    estimators take the per-column proposition counts, every numeric column
-    gets ``max(k) // 2 + 1`` equal-frequency bins, i.e. ``max(k) / 2`` cut
-    points, with ``k`` the paper's propositions (the largest over the columns
-    when the paper gives per-column numbers). Nominal columns always get one
-    proposition pair per category.
+    The one place that decides the binning. The greedy and optimal learners
+    get ``propositions=`` (Boley et al.'s propositionalisation: ``k`` per
+    numeric column are ``k/2`` equal-frequency thresholds ``c``, each giving
+    ``x <= c`` and ``x >= c``; ``x == c`` per category). Learners that cannot
+    restrict their search to those (the orthogonal one), and estimators
+    without the option, get ``max(k) // 2 + 1`` equal-frequency bins per
+    numeric column, i.e. ``max(k) / 2`` cut points with ``k`` the largest
+    count over the columns, and ``x <= t``, ``x > t``, ``x == c``,
+    ``x != c``.
     """
     propositions = settings.propositions
-    if _estimator_takes("propositions"):
+    if learner in PAPER_PROPOSITION_LEARNERS and _estimator_takes("propositions"):
         return {"propositions": propositions}
     largest = max(propositions.values()) if isinstance(propositions, dict) else propositions
     return {"max_bins": max(2, int(largest) // 2 + 1)}
@@ -240,18 +248,21 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
     binary = settings.task == "binary"
     Boosting = RuleBoostingClassifier if binary else RuleBoostingRegressor
     loss = {} if binary else {"loss": "poisson" if settings.task == "poisson" else "squared"}
-    common = dict(binning_params(settings), verbose=0, **loss)
+    common = dict(verbose=0, **loss)
     learners = {}
     if "rulefit" in names and settings.task != "poisson":
         learners["rulefit"] = (RuleFitClassifier if binary else RuleFitRegressor)(max_rules=BOLEY_RULES)
     if "greedy" in names:
-        learners["greedy"] = Boosting(learner="greedy", reg_lambda=GREEDY_REG_LAMBDA, **common)
+        learners["greedy"] = Boosting(learner="greedy", reg_lambda=GREEDY_REG_LAMBDA,
+                                      **binning_params(settings, "greedy"), **common)
     if "optimal" in names:
         learners["optimal"] = Boosting(learner=OptimalLearner(time_limit=time_limit),
-                                       reg_lambda=settings.reg_lambda, **common)
+                                       reg_lambda=settings.reg_lambda,
+                                       **binning_params(settings, "optimal"), **common)
     orthogonal = orthogonal_learner(time_limit, orthogonal_search) if "orthogonal" in names else None
     if orthogonal is not None:
-        learners["orthogonal"] = Boosting(learner=orthogonal, reg_lambda=settings.reg_lambda, **common)
+        learners["orthogonal"] = Boosting(learner=orthogonal, reg_lambda=settings.reg_lambda,
+                                          **binning_params(settings, "orthogonal"), **common)
     return learners
 
 
@@ -338,13 +349,14 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
     if not frames:
         return pd.DataFrame()
     curves = pd.concat(frames, ignore_index=True)
-    binning = ", ".join(f"{k}={v}" for k, v in binning_params(settings).items())
+    binning = {learner: ("" if learner == "rulefit" else
+                         "; ".join(f"{k}={v}" for k, v in binning_params(settings, learner).items()))
+               for learner in curves.learner.unique()}
     reg_lambda = np.where(curves.learner == "greedy", GREEDY_REG_LAMBDA,
                           np.where(curves.learner == "rulefit", np.nan, settings.reg_lambda))
     curves.insert(0, "dataset", name)
     curves.insert(1, "task", settings.task)
-    return curves.assign(reg_lambda=reg_lambda, binning=np.where(curves.learner == "rulefit", "", binning),
-                         time_limit=time_limit)
+    return curves.assign(reg_lambda=reg_lambda, binning=curves.learner.map(binning), time_limit=time_limit)
 
 
 def _uncertified(frame):
@@ -600,7 +612,8 @@ def main(argv=None):
     args = parse_args(argv)
     time_limit = args.time_limit or None
     orthogonal_available = orthogonal_learner(None) is not None
-    binning_mode = "propositions" if _estimator_takes("propositions") else "max_bins = max(k)//2 + 1"
+    binning_mode = ("the paper's propositions (greedy, optimal); max_bins = max(k)//2 + 1 (orthogonal)"
+                    if _estimator_takes("propositions") else "max_bins = max(k)//2 + 1")
     print(f"rulebook {rulebook.__version__} (commit {_git_commit()}), Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'all')}")
     print(f"tables: {', '.join(args.tables)}; {len(args.datasets)} datasets; {args.splits} splits; "

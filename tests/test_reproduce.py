@@ -114,12 +114,26 @@ def test_bad_input_is_a_clear_value_error():
 
 
 def test_binning_follows_the_papers_propositions():
-    # k propositions are k/2 cut points: k/2 + 1 bins (until per-column
-    # propositions land in the estimators).
-    params = rt.binning_params(rt.dataset_settings("titanic"))
-    if "max_bins" in params:
-        assert params == {"max_bins": 20 // 2 + 1}
+    titanic = rt.dataset_settings("titanic")
+    params = rt.binning_params(titanic, "optimal")
+    assert params in ({"propositions": titanic.propositions}, {"max_bins": 20 // 2 + 1})
+    # The orthogonal learner cannot restrict its search to the paper's
+    # propositions: k propositions are k/2 cut points, k/2 + 1 bins.
+    assert rt.binning_params(titanic, "orthogonal") == {"max_bins": 20 // 2 + 1}
     assert rt.dataset_settings("friedman2").propositions == 10
     fallback = rt.dataset_settings("magic")
     assert not fallback.from_paper and fallback.reg_lambda == rt.FALLBACK_REG_LAMBDA
     assert np.isclose(rt.dataset_settings("mobile_prices").reg_lambda, 30.0)
+
+
+def test_command_line_run_writes_tables_and_merges(tmp_path, capsys):
+    common = ["--splits", "1", "--boley-rules", "1", "--yang-rules", "1", "--learners", "greedy",
+              "--out", str(tmp_path)]
+    rt.main(["--datasets", "diabetes", *common])
+    rt.main(["--datasets", "ships", "--merge", *common])  # Poisson, shipped
+    out = capsys.readouterr().out
+    assert "total run time" in out and "optimal AUC >= greedy AUC on" in out
+    curves = pd.read_csv(tmp_path / "curves.csv")
+    assert set(curves.dataset) == {"diabetes", "ships"}
+    assert set(pd.read_csv(tmp_path / "yang.csv").dataset) == {"diabetes", "ships"}
+    assert (curves.loc[curves.dataset == "ships", "metric"] == "poisson_deviance").all()
