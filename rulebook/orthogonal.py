@@ -85,7 +85,7 @@ class OrthogonalBasis:
             self.add(np.ones(n))
 
     @property
-    def O(self):  # noqa: E743 (the paper's name)
+    def O(self):
         """The basis, shape (n, size): intercept direction first."""
         return self._O[:, :self.size]
 
@@ -217,7 +217,7 @@ class ChannelProblem:
         kernels.prefix_values(self.W, sigma, self.epsilon, out)
         best = out.max()
         kernels.prefix_values(self.W, sigma[::-1].copy(), self.epsilon, out)
-        return float(max(best, out.max()))
+        return float(self._snap(max(best, out.max())))
 
 
 @dataclass
@@ -318,7 +318,7 @@ def greedy_search(problem):
 class _Expansion:
     """A node whose refinements are generated lazily, best value first."""
 
-    __slots__ = ("node", "bound", "order", "next")
+    __slots__ = ("bound", "next", "node", "order")
 
     def __init__(self, node, bound, values):
         flat = values.ravel()

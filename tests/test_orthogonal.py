@@ -4,15 +4,21 @@ and the paper's examples (Yang et al. 2024, Fig. 2 and Proposition 2)."""
 import itertools
 import warnings
 
+import naive
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import binned_problems
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from rulebook import OrthogonalLearner, RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook import _orthogonal_kernels as kernels
-from rulebook import OrthogonalLearner, RuleBoostingRegressor
+from rulebook.datasets import load_ships, load_titanic, load_used_cars
 from rulebook.greedy import greedy_search as plain_greedy
+from rulebook.learners import resolve_learner
+from rulebook.losses import get_loss
 from rulebook.orthogonal import (
     BeamLearner,
     ChannelProblem,
@@ -21,9 +27,6 @@ from rulebook.orthogonal import (
     branch_and_bound,
     greedy_search,
 )
-
-import naive
-from conftest import binned_problems
 
 
 def _random_basis(problem, seed, n_queries):
@@ -294,13 +297,6 @@ def test_proposition_2_risks(alpha):
 
 
 # -- through the estimators --------------------------------------------------
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
-
-from rulebook import RuleBoostingClassifier  # noqa: E402
-from rulebook.datasets import load_ships, load_titanic, load_used_cars  # noqa: E402
-from rulebook.learners import resolve_learner  # noqa: E402
-from rulebook.losses import get_loss  # noqa: E402
-
 ESTIMATORS = [
     RuleBoostingRegressor(n_rules=4, learner="orthogonal"),
     RuleBoostingRegressor(n_rules=3, learner="orthogonal", loss="poisson"),
@@ -320,10 +316,10 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 
 @pytest.mark.parametrize("params, message", [
-    (dict(search="depth"), "search="),
-    (dict(weight_update="total"), "weight_update="),
-    (dict(objective="angle"), "objective="),
-    (dict(learner=OrthogonalLearner(), search="greedy"), "search= applies"),
+    ({"search": "depth"}, "search="),
+    ({"weight_update": "total"}, "weight_update="),
+    ({"objective": "angle"}, "objective="),
+    ({"learner": OrthogonalLearner(), "search": "greedy"}, "search= applies"),
 ])
 def test_bad_parameters_raise_naming_them(params, message):
     X, y = load_used_cars()
@@ -332,8 +328,8 @@ def test_bad_parameters_raise_naming_them(params, message):
 
 
 @pytest.mark.parametrize("options, message", [
-    (dict(strategy="dfs"), "strategy="), (dict(beam_width=0), "beam_width"),
-    (dict(epsilon=0.0), "epsilon"), (dict(bound="tight"), "bound="), (dict(max_nodes=0), "max_nodes"),
+    ({"strategy": "dfs"}, "strategy="), ({"beam_width": 0}, "beam_width"),
+    ({"epsilon": 0.0}, "epsilon"), ({"bound": "tight"}, "bound="), ({"max_nodes": 0}, "max_nodes"),
 ])
 def test_bad_learner_options_raise(options, message):
     with pytest.raises(ValueError, match=message):
