@@ -11,41 +11,21 @@ but, with these sample sizes and 2^d rules, well above chance.
 See benchmarks/bench_parity.py for more samples and larger n.
 """
 
-import dataclasses
-
 import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score
 
-from rulebook import GreedyLearner, OptimalLearner, RuleBoostingClassifier
-from rulebook.binning import Binner, paper_allowed, paper_cut_points
+from rulebook import RuleBoostingClassifier
 from rulebook.datasets import make_noisy_parity
 
 PROPOSITIONS = 8
 SEEDS = (0, 1, 2, 3, 4)
 
 
-@dataclasses.dataclass(frozen=True)
-class PaperOptimal:
-    """The optimal learner restricted to the paper's propositions (``SearchProblem.allowed``)."""
-
-    allowed: np.ndarray
-    name = "optimal"
-
-    def search(self, problem):
-        return OptimalLearner().search(dataclasses.replace(problem, allowed=self.allowed))
-
-
 def fit_both(X, y, d):
-    cut_points = paper_cut_points(X, PROPOSITIONS)
-    binner = Binner(cut_points=cut_points)
-    binner.fit_transform(X, np.ones(len(X)))
-    allowed = paper_allowed(binner, X, PROPOSITIONS)
-    common = dict(n_rules=2**d, cut_points=cut_points, verbose=0)
-    optimal = RuleBoostingClassifier(learner=PaperOptimal(allowed), reg_lambda=10, **common)
-    # Greedy chooses among all binned propositions of the same cut points, a
-    # superset of the paper's (it also has x <= p(c) and x > c).
-    greedy = RuleBoostingClassifier(learner=GreedyLearner(), reg_lambda=0.001, **common)
+    common = dict(n_rules=2**d, propositions=PROPOSITIONS, verbose=0)
+    optimal = RuleBoostingClassifier(learner="optimal", reg_lambda=10, **common)
+    greedy = RuleBoostingClassifier(learner="greedy", reg_lambda=0.001, **common)
     return optimal.fit(X, y), greedy.fit(X, y)
 
 
