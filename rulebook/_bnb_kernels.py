@@ -49,9 +49,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._bound_kernels import _implies, bound
-from numba import prange
 
-from ._config import jit, jit_parallel
+from ._config import jit
 from ._search_kernels import _satisfies
 from .objectives import _objective
 
@@ -134,26 +133,13 @@ def _feature_counts(Xp, rows, m, f, nb, counts, lo_hi):
     lo_hi[f, 1] = hi
 
 
-def _all_feature_counts(Xp, rows, m, n_bins, counts, lo_hi):
-    # OUT: counts and lo_hi of every feature (see ``_feature_counts``);
-    # each feature writes only its own slots, so serial and parallel agree.
-    for f in prange(Xp.shape[1]):
-        _feature_counts(Xp, rows, m, f, n_bins[f], counts, lo_hi)
-
-
-all_feature_counts_serial = jit(_all_feature_counts)
-all_feature_counts_parallel = jit_parallel(_all_feature_counts)
-
-
 @jit
-def _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied, parallel_min_work):
+def _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied):
     # OUT: implied[p] = (the extent rows[:m] lies inside proposition p).
-    # Large nodes count their features in parallel (threads pay off only
-    # above ``parallel_min_work`` rows x features).
-    if m * Xp.shape[1] >= parallel_min_work:
-        all_feature_counts_parallel(Xp, rows, m, n_bins, counts, lo_hi)
-    else:
-        all_feature_counts_serial(Xp, rows, m, n_bins, counts, lo_hi)
+    # Serial: a parallel kernel called from this compiled loop crashes when
+    # numba loads the loop from its on-disk cache (seen with numba 0.68).
+    for f in range(Xp.shape[1]):
+        _feature_counts(Xp, rows, m, f, n_bins[f], counts, lo_hi)
     for p in range(pf.shape[0]):
         f = pf[p]
         implied[p] = _implies(counts[f], n_bins[f], m, lo_hi[f, 0], lo_hi[f, 1], pop[p], pb[p])
@@ -401,9 +387,9 @@ def _pop(order, istate, open_b, open_t, open_rec, open_e):
 @jit
 def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                code, n_total, reg_lambda, alpha, check_core, max_length, order, max_expansions,
-               use_bits, parallel_min_work,
+               use_bits,
                open_b, open_t, open_rec, open_e,
-               rec_parent, rec_prop, rec_length, rec_aug_off, rec_aug_len,
+               rec_parent, rec_prop, rec_length, rec_aug_off, rec_aug_len, store_ext, rec_ext,
                aug_a, aug_b, aug_c,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
@@ -416,7 +402,9 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
     #     False keeps only the q -> p_a equivalence pruning (needed with a
     #     length limit); max_length 0 = unlimited; use_bits: implications
     #     and refinements by bitset operations (small n) rather than by
-    #     per-feature counts and row filters (large n).
+    #     per-feature counts and row filters (large n); store_ext: records
+    #     keep their extent's bitset in rec_ext (R, W) (small n) instead of
+    #     recomputing it from the query.
     # IN/OUT: the open list, records, pools, state and counters.
     # SCRATCH: the rest.
     n_props = pf.shape[0]
@@ -456,7 +444,14 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             rec_length[q] = rec_length[record] + 1
             tail = aug_a[e]
             first, last = e + 1, rec_aug_off[record] + rec_aug_len[record]
-        _query_extent(q, rec_parent, rec_prop, bits, full, ext)
+        if not store_ext:
+            _query_extent(q, rec_parent, rec_prop, bits, full, ext)
+        elif e < 0:
+            ext[:] = rec_ext[q]
+        else:
+            # One cache line or two instead of a walk up the records.
+            for w in range(ext.shape[0]):
+                ext[w] = rec_ext[record, w] & bits[tail, w]
         node = istate[EXPANDED]
         # Only the counts path needs q's positions; with bitsets q is dense
         # enough (it has children) that word-wise tests are as fast.
@@ -465,8 +460,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             m = _extract(ext, rows)
             # Large data: implications from per-feature counts (m x d)
             # rather than one n / 64-word test per proposition.
-            _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied,
-                             parallel_min_work)
+            _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
             known[:] = node
         improved = False
         start = istate[AUG_USED]
@@ -537,6 +531,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             rec_aug_off[q] = start
             rec_aug_len[q] = kept
             istate[AUG_USED] = start + kept
+            if store_ext:
+                rec_ext[q, :] = ext
         else:
             rec_aug_off[q] = start
             rec_aug_len[q] = 0

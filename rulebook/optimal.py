@@ -47,7 +47,6 @@ import numpy as np
 
 from . import _bnb_kernels as bnb
 from . import _bound_kernels as kernels
-from . import search as search_module
 from ._atoms import atom_problem
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
@@ -58,6 +57,8 @@ ORDERS = ("best_first", "breadth_first", "depth_first")
 # Largest number of 64-bit words per extent for which implications and
 # refinements use bitset operations (see ``_BranchAndBound._setup_data``).
 BITSET_MAX_WORDS = 64
+# Largest extent bitset (64-bit words) stored with every expanded query.
+STORED_EXTENT_MAX_WORDS = 16
 
 
 @dataclass(frozen=True)
@@ -399,6 +400,9 @@ class _BranchAndBound:
         # Bitset tests cost n / 64 words each, per-feature counts m x d per
         # node: bitsets win unless n is large (measured on titanic/adult).
         self.use_bits = W <= BITSET_MAX_WORDS
+        # Records keep their extent (W words each) when that is small: it
+        # saves a walk up the records, a chain of cache misses, per node.
+        self.store_ext = W <= STORED_EXTENT_MAX_WORDS
 
     def _setup_pools(self):
         """Open list, records and augmentation pools, with the root."""
@@ -407,6 +411,9 @@ class _BranchAndBound:
         self.open = [np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64),
                      np.empty(cap, np.int64)]
         self.rec = [np.empty(1024, np.int64) for _ in range(5)]
+        W = len(self.full)
+        self.rec_ext = np.empty((1024 if self.store_ext else 1, W), np.uint64)
+        self.rec_ext[0] = self.full
         self.aug = [np.empty(cap, np.int64), np.empty(cap), np.empty(cap, np.int64)]
         # Record 0 is the root query; its list offers every proposition.
         parent, prop, length, off, count = self.rec
@@ -458,9 +465,8 @@ class _BranchAndBound:
                 self.Xp, self.gp, self.hp, self.cp, self.problem.n_bins, self.pf, self.pop,
                 self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
                 self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
-                search_module.PARALLEL_MIN_WORK,
                 *self.open,
-                *self.rec, *self.aug, self.istate, self.fstate, self.counters, *self.scratch)
+                *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate, self.fstate, self.counters, *self.scratch)
             if status == bnb.DONE:
                 break
             if status == bnb.GROW:
@@ -482,6 +488,8 @@ class _BranchAndBound:
             self.open = [_enlarged(a, int(state[bnb.N_OPEN]) + P) for a in self.open]
         if state[bnb.N_RECORDS] + 1 > len(self.rec[0]):
             self.rec = [_enlarged(a, int(state[bnb.N_RECORDS]) + 1) for a in self.rec]
+            if self.store_ext:
+                self.rec_ext = _enlarged(self.rec_ext, len(self.rec[0]))
         if state[bnb.AUG_USED] + P > len(self.aug[0]):
             self.aug = [_enlarged(a, int(state[bnb.AUG_USED]) + P) for a in self.aug]
 
@@ -527,8 +535,8 @@ class _BranchAndBound:
 
 
 def _enlarged(array, needed):
-    """A copy of ``array`` with at least ``needed`` (and twice as many) slots."""
-    out = np.empty(max(needed, 2 * len(array)), dtype=array.dtype)
+    """A copy of ``array`` with at least ``needed`` (and twice as many) rows."""
+    out = np.empty((max(needed, 2 * len(array)),) + array.shape[1:], dtype=array.dtype)
     out[: len(array)] = array
     return out
 

@@ -184,12 +184,11 @@ def _random_problem(n, d, n_bins, seed, reg_lambda=1.0, objective=2):
 
 
 @pytest.mark.parametrize("objective", [0, 1, 2])
-def test_parallel_and_serial_node_kernels_give_the_same_search(objective, monkeypatch):
-    """Large nodes count features in parallel (the counts path, large n)."""
+def test_parallel_and_serial_histograms_give_the_same_result(objective, monkeypatch):
+    """The shortening step builds histograms in parallel for large extents."""
     import rulebook.search as search
 
     problem = _random_problem(n=600, d=5, n_bins=6, seed=objective, objective=objective)
-    monkeypatch.setattr(optimal_module, "BITSET_MAX_WORDS", 0)
     monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 1)
     parallel = optimal_search(problem)
     monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 10**12)
