@@ -21,13 +21,13 @@ from ._validation import (
     check_sample_weight,
     check_target,
 )
-from .binning import Binner, paper_allowed, paper_cut_points
+from .binning import GT, Binner, paper_allowed, paper_cut_points
 from .boosting import BoostingSetup, fit_boosting
 from .greedy import GreedyLearner
 from .learners import resolve_learner
 from .losses import get_loss
 from .optimal import OptimalLearner
-from .rules import RuleEnsemble
+from .rules import Proposition, RuleEnsemble
 
 _REFERENCES = """
     References
@@ -182,7 +182,8 @@ class _RuleBoosting(BaseEstimator):
                              f"{self.learner!r}, objective={objective!r}.")
         with progress:
             intercept, rules, history = fit_boosting(BoostingSetup(
-                X_binned=X_binned, binner=binner, y=y_encoded, sample_weight=weights,
+                X_binned=X_binned, binner=binner if allowed is None else _PaperBinner(binner),
+                y=y_encoded, sample_weight=weights,
                 loss=get_loss(self._loss_name_), learner=learner,
                 objective=objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self.max_rule_length or 0,
@@ -267,6 +268,31 @@ class _RuleBoosting(BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+class _PaperBinner:
+    """A fitted binner whose ``x > p(c)`` propositions print as ``x >= c``.
+
+    With ``propositions`` set, the greedy proposition ``x >= c`` of Boley et
+    al. (2021) is the binned ``x > p(c)``, ``p(c)`` the largest training
+    value below ``c`` (:func:`rulebook.binning.paper_cut_points`); the cut
+    point after ``p(c)`` is ``c`` itself. Both select the same training rows;
+    ``x >= c`` is the paper's proposition, and so what a rule should say and
+    how it should predict on new data.
+    """
+
+    def __init__(self, binner):
+        self._binner = binner
+
+    def __getattr__(self, name):
+        return getattr(self._binner, name)
+
+    def proposition(self, feature, op, bin_index):
+        spec = self._binner.features_[feature]
+        if op == GT and bin_index + 1 < len(spec.thresholds):
+            value = float(spec.thresholds[bin_index + 1])
+            return Proposition(spec.name, ">=", value, spec.index)
+        return self._binner.proposition(feature, op, bin_index)
 
 
 def _honours_allowed(learner, objective):
