@@ -331,7 +331,7 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
                     X, y, {learner: estimator}, task=settings.task, n_splits=n_splits,
                     max_rules=boley_rules if learner == "rulefit" else rounds,
                     random_state=random_state, return_risk=True, history_columns=("certified",))
-        except Exception as error:  # one learner's failure must not lose the others' results
+        except Exception as error:  # noqa: BLE001 (keep the other learners' results)
             log(f"  {learner}: FAILED ({type(error).__name__}: {error})")
             log("    " + traceback.format_exc().strip().splitlines()[-2].strip())
             continue
@@ -475,8 +475,9 @@ def _fmt(value, digits=3):
 
 def format_boley(summary, orthogonal_available):
     """Text table: our AUC (paper's) per learner and dataset."""
-    lines = [f"{'dataset':<20} {'metric':<8} {'rulefit':>15} {'greedy':>15} {'optimal':>15} "
-             f"{'orthogonal':>13} {'opt>=grd':>15} {'uncert.':>7}  times rf/grd/opt (s)"]
+    header = (f"{'dataset':<20} {'metric':<8} {'rulefit':>15} {'greedy':>15} {'optimal':>15} "
+              f"{'orthogonal':>13} {'opt>=grd':>15} {'uncert.':>7}  times rf/grd/opt (s)")
+    lines = [header]
     for row in summary.itertuples():
         cells = []
         for ours, paper in (("rulefit", "paper_rf"), ("greedy", "paper_grd"), ("optimal", "paper_opt")):
@@ -493,8 +494,9 @@ def format_boley(summary, orthogonal_available):
 
 def format_yang(summary, orthogonal_available):
     """Text table: our normalised test risks (offset / zero) beside the paper's SGB / SXB / COB."""
-    lines = [f"{'dataset':<20} {'greedy (SGB)':>21} {'optimal (SXB)':>21} "
-             f"{'orthogonal (COB_G/COB_B)':>27}  max complexity grd/opt/orth"]
+    header = (f"{'dataset':<20} {'greedy (SGB)':>21} {'optimal (SXB)':>21} "
+              f"{'orthogonal (COB_G/COB_B)':>27}  max complexity grd/opt/orth")
+    lines = [header]
     for row in summary.itertuples():
         greedy = f"{_fmt(row.greedy)}/{_fmt(row.greedy_zero)} ({_fmt(row.paper_SGB)})"
         optimal = f"{_fmt(row.optimal)}/{_fmt(row.optimal_zero)} ({_fmt(row.paper_SXB)})"

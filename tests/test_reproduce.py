@@ -11,8 +11,8 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 PAPERS = Path(__file__).resolve().parents[2] / "shared" / "papers"
 sys.path.insert(0, str(BENCHMARKS))
 
-import paper_results  # noqa: E402
-import reproduce_tables as rt  # noqa: E402
+import paper_results
+import reproduce_tables as rt
 
 # Table 1 of Boley et al. (2021) lists 24 problems; these 19 are in
 # shared/datasets or generated (the others: IBM HR, classification2, telco
