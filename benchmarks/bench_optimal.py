@@ -248,6 +248,7 @@ def compare_rounds(case, setup, realkd_rounds, time_limit):
                 "ok": ours >= record["value"] * (1 - RELATIVE_TOLERANCE) - 1e-300,
                 "certified": stats["certified"],
                 "realkd s": record["search_seconds"], "rulebook s": stats["search_time"],
+                "realkd context s": record["context_seconds"],
                 "realkd popped": record["popped"], "rulebook expanded": stats["nodes_expanded"],
                 "realkd created": record["created"], "rulebook created": stats["nodes_created"],
                 **realkd_table2(record), **rulebook_table2(stats),
