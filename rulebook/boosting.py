@@ -112,11 +112,26 @@ def _is_orthogonal(setup):
 
 
 def _search(setup, problem, basis):
-    """Run the learner; the orthogonal one on channels of the current basis."""
+    """Run the learner; the orthogonal one on channels of the current basis.
+
+    With ``reg_lambda > 0`` the re-fitted gradient need not be orthogonal to
+    the selected queries (Proposition 4 of Yang et al. holds for
+    ``reg_lambda = 0``) and can even lie in their span: every ``obj_ogb``
+    is then 0 although a new rule still lowers the regularised risk
+    wherever ``q^T g != 0`` (seen on breast_cancer after 8 rules). Such a
+    round falls back to the gradient-boosting objective ``|g^T q| / ||q||``
+    (``history_`` column ``objective_fallback``) instead of stopping.
+    """
     if basis is None:
         return setup.learner.search(problem)
     channels = ChannelProblem.orthogonal(problem, basis, setup.learner.epsilon)
-    return setup.learner.search_channels(channels)
+    result = setup.learner.search_channels(channels)
+    if result.value > _STOP_TOLERANCE * np.abs(problem.g).sum():
+        return result
+    problem.objective = OBJECTIVES["gradient_boosting"]
+    result = setup.learner.search_channels(ChannelProblem.standard(problem))
+    result.stats = {**result.stats, "objective_fallback": True}
+    return result
 
 
 def _indicator(n, rows):

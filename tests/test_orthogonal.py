@@ -404,3 +404,27 @@ def test_row_order_does_not_change_the_model():
     assert [str(r.query) for r in shuffled.ensemble_] == [str(r.query) for r in model.ensemble_]
     np.testing.assert_allclose([r.weight for r in shuffled.ensemble_],
                                [r.weight for r in model.ensemble_], rtol=1e-8)
+
+
+def test_gradient_in_the_span_falls_back_instead_of_stopping():
+    """With reg_lambda > 0 the re-fitted logistic gradient of this split lies
+    in the span of the first 8 rules (every obj_ogb is 0); boosting goes on
+    with obj_gb for such rounds instead of stopping."""
+    from pathlib import Path
+
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from rulebook.datasets import load_dataset
+
+    X, y = load_dataset("breast_cancer",
+                        data_home=Path(__file__).resolve().parents[2] / "shared" / "datasets")
+    y = np.asarray(y)
+    train, _ = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=0).split(X, y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "boosting stopped" warning
+        model = RuleBoostingClassifier(n_rules=10, learner="orthogonal", verbose=0).fit(
+            X.iloc[train], y[train])
+    history = model.history_
+    assert len(model.ensemble_) == 10
+    assert history["objective_fallback"].eq(True).any()
+    assert history["train_loss"].iloc[-1] < history["train_loss"].iloc[8]
