@@ -65,7 +65,8 @@ BEST_VALUE, PRUNED_MAX, N_FSTATE = 0, 1, 2
 
 # Pruning counters; the first four are the columns of Table 2 of [1].
 (BOUND_IMMEDIATE, BOUND_PROPAGATED, EQUIV_IMMEDIATE, EQUIV_PROPAGATED,
- CRIT_REUSED, BOUND_AFTER_CHILDREN, OPEN_PRUNED, NOT_CORE, IMPLIED, N_COUNTERS) = range(10)
+ CRIT_REUSED, BOUND_AFTER_CHILDREN, OPEN_PRUNED, NOT_CORE, IMPLIED, BOUND_SUBTREE,
+ N_COUNTERS) = range(11)
 
 # Why ``run_search`` returned.
 DONE, GROW, BATCH, IMPROVED = 0, 1, 2, 3
@@ -320,6 +321,69 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
     return m, _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
 
 
+@jit
+def _class_bound(rows, m, classes, gp, hp, cp, code, n_total, reg_lambda, mark, counter, cg, cw,
+                 touched, keys):
+    # The tight bound of Theorem 3.1 with the classes of rows that no
+    # proposition after the tail tells apart (``classes``, one id per
+    # position) as the items: every query of the node's subtree (tail
+    # augmentations) covers whole classes, so this bounds the subtree and is
+    # tighter than the bound over rows. Not for ``reg_lambda == 0`` with the
+    # second-order objective (its h == 0 special case is not handled).
+    # SCRATCH: mark (n,) int64 with counter[0] the current stamp; cg, cw,
+    # keys (n,) float64; touched (n,) int64.
+    counter[0] += 1
+    stamp = counter[0]
+    k = 0
+    for i in range(m):
+        r = rows[i]
+        c = classes[r]
+        if mark[c] != stamp:
+            mark[c] = stamp
+            cg[c], cw[c] = 0.0, 0.0
+            touched[k] = c
+            k += 1
+        cg[c] += gp[r]
+        cw[c] += cp[r] if code == 1 else hp[r]
+    if code == 0:
+        pos, neg = 0.0, 0.0
+        for i in range(k):
+            v = cg[touched[i]]
+            if v > 0.0:
+                pos += v
+            else:
+                neg -= v
+        return max(pos, neg)
+    for i in range(k):
+        c = touched[i]
+        if cw[c] > 0.0:
+            keys[i] = -cg[c] / cw[c]
+        else:
+            keys[i] = -np.inf if cg[c] > 0.0 else (np.inf if cg[c] < 0.0 else 0.0)
+    order = np.argsort(keys[:k], kind="mergesort")  # descending ratio
+    lam = reg_lambda if code == 2 else 0.0
+    best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
+    sg, sw = 0.0, 0.0
+    for i in range(k):
+        c = touched[order[i]]
+        sg += cg[c]
+        sw += cw[c]
+        den = lam + sw
+        if cg[c] > 0.0 and den > 0.0 and sg * sg * best_den > best_num * den:
+            best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
+    sg, sw = 0.0, 0.0
+    for i in range(k - 1, -1, -1):
+        c = touched[order[i]]
+        sg += cg[c]
+        sw += cw[c]
+        den = lam + sw
+        if cg[c] < 0.0 and den > 0.0 and sg * sg * best_den > best_num * den:
+            best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
+    if best_num == 0.0:
+        return 0.0
+    return _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
+
+
 # ---------------------------------------------------------------- open list
 
 @jit
@@ -393,7 +457,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                aug_a, aug_b, aug_c,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
-               stamps, known, implied, sums, wg, ww):
+               stamps, known, implied, sums, wg, ww,
+               use_classes, classes, n_classes, mark, counter, cg, cw, touched, keys, sub_b):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best
     # value improved (IMPROVED) or ``max_expansions`` queries were expanded
@@ -520,13 +585,25 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 stamp += 1
                 c_a = _critical_index(Xp, child_rows, m_a, a, n_bins, pf, pop, pb, implied,
                                       child_counts, child_lo_hi, stamp, stamps)
+            # The bound of the subtree of q p_a (tail augmentations after a),
+            # over the classes of propositions after a: only for a core child
+            # that will be pushed, and when classes are few enough to pay.
+            b_sub = b_a
+            if (use_classes and c_a == a and (max_length == 0 or rec_length[q] + 1 < max_length)
+                    and 2 * n_classes[a + 1] < m_a):
+                b_sub = min(b_a, _class_bound(child_rows, m_a, classes[a + 1], gp, hp, cp, code,
+                                              n_total, reg_lambda, mark, counter, cg, cw,
+                                              touched, keys))
             aug_a[start + kept] = a
             aug_b[start + kept] = b_a
             aug_c[start + kept] = c_a
+            sub_b[kept] = b_sub
             kept += 1
-        kept = _drop_overtaken(aug_a, aug_b, aug_c, start, kept, alpha, best, counters, fstate)
-        pushed = _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_b,
-                                aug_c, start, kept, q, rec_length[q], max_length, counters)
+        kept = _drop_overtaken(aug_a, aug_b, aug_c, sub_b, start, kept, alpha, best, counters,
+                               fstate)
+        pushed = _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_c,
+                                sub_b, start, kept, q, rec_length[q], max_length, alpha, best,
+                                counters, fstate)
         if pushed > 0:
             rec_aug_off[q] = start
             rec_aug_len[q] = kept
@@ -543,7 +620,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
 
 
 @jit
-def _drop_overtaken(aug_a, aug_b, aug_c, start, kept, alpha, best, counters, fstate):
+def _drop_overtaken(aug_a, aug_b, aug_c, sub_b, start, kept, alpha, best, counters, fstate):
     # Entries whose bound the best value reached later in the same node.
     n = 0
     for k in range(start, start + kept):
@@ -552,26 +629,35 @@ def _drop_overtaken(aug_a, aug_b, aug_c, start, kept, alpha, best, counters, fst
             fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], aug_b[k])
             continue
         aug_a[start + n], aug_b[start + n], aug_c[start + n] = aug_a[k], aug_b[k], aug_c[k]
+        sub_b[n] = sub_b[k - start]
         n += 1
     return n
 
 
 @jit
-def _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_b, aug_c,
-                   start, kept, q, length, max_length, counters):
-    # Line 15: only core queries (critical index = own index) are pushed.
+def _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_c, sub_b,
+                   start, kept, q, length, max_length, alpha, best, counters, fstate):
+    # Line 15: only core queries (critical index = own index) are pushed,
+    # with the bound of their subtree (sub_b, by list position).
     # Returns how many.
     pushed = 0
     for i in range(kept):
         # Depth-first pops the last pushed: push in reverse so that the
         # lowest proposition is expanded first.
-        k = start + (kept - 1 - i if order == DEPTH_FIRST else i)
+        j = kept - 1 - i if order == DEPTH_FIRST else i
+        k = start + j
         if aug_c[k] != aug_a[k]:
             counters[NOT_CORE] += 1
             continue
         if max_length > 0 and length + 1 >= max_length:
             continue  # its children would exceed the length limit
-        _push(order, istate, open_b, open_t, open_rec, open_e, aug_b[k], q, k)
+        if alpha * sub_b[j] <= best:
+            # The subtree's class bound prunes it; the entry stays in the
+            # list, with its row bound, for the siblings (OPUS).
+            counters[BOUND_SUBTREE] += 1
+            fstate[PRUNED_MAX] = max(fstate[PRUNED_MAX], sub_b[j])
+            continue
+        _push(order, istate, open_b, open_t, open_rec, open_e, sub_b[j], q, k)
         pushed += 1
     istate[PUSHED] += pushed
     return pushed

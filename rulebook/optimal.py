@@ -57,6 +57,9 @@ ORDERS = ("best_first", "breadth_first", "depth_first")
 # Largest number of 64-bit words per extent for which implications and
 # refinements use bitset operations (see ``_BranchAndBound._setup_data``).
 BITSET_MAX_WORDS = 64
+# Largest table of proposition classes, (propositions + 1) x positions
+# int32 entries (64 MB), for the subtree bound; beyond it, rows bound only.
+CLASSES_MAX_ENTRIES = 2**24
 # Largest extent bitset (64-bit words) stored with every expanded query.
 STORED_EXTENT_MAX_WORDS = 16
 
@@ -217,6 +220,12 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
         pruned_open
             Open queries discarded unexpanded because the best value reached
             their bound after they were pushed.
+        pruned_bound_subtree
+            Core refinements not pushed because the bound of their subtree
+            over the classes of rows that the later propositions cannot
+            separate is at most ``best / approximation`` (their entry stays
+            in the list for the siblings). Not in the paper; see
+            :mod:`rulebook._bnb_kernels`.
         certified
             True if the search finished, or stopped with
             ``best >= approximation * (largest open bound)``.
@@ -400,9 +409,34 @@ class _BranchAndBound:
         # Bitset tests cost n / 64 words each, per-feature counts m x d per
         # node: bitsets win unless n is large (measured on titanic/adult).
         self.use_bits = W <= BITSET_MAX_WORDS
+        self._setup_classes(bits[rank], n)
         # Records keep their extent (W words each) when that is small: it
         # saves a walk up the records, a chain of cache misses, per node.
         self.store_ext = W <= STORED_EXTENT_MAX_WORDS
+
+    def _setup_classes(self, bits, n):
+        """Classes of positions that propositions ``j..P-1`` do not separate.
+
+        ``classes[j]`` numbers them for every ``j`` (``classes[P]``: one
+        class). The subtree of a query with tail ``a`` only adds
+        propositions after ``a``, so its extents are unions of the classes
+        ``classes[a + 1]``, and the bound over those is admissible for it
+        and tighter than over rows (``_bnb_kernels._class_bound``).
+        """
+        P = len(bits)
+        self.use_classes = (0 < (P + 1) * n <= CLASSES_MAX_ENTRIES
+                            and not (self.code == 2 and self.reg_lambda == 0.0))
+        if not self.use_classes:
+            self.classes = np.zeros((1, 1), np.int32)
+            self.n_classes = np.ones(P + 1, np.int64)
+            return
+        satisfied = np.unpackbits(bits.view(np.uint8), axis=1, bitorder="little")[:, :n]
+        classes = np.zeros((P + 1, n), np.int32)
+        for j in range(P - 1, -1, -1):
+            key = classes[j + 1].astype(np.int64) * 2 + satisfied[j]
+            classes[j] = np.unique(key, return_inverse=True)[1].reshape(-1)
+        self.classes = classes
+        self.n_classes = classes.max(axis=1) + 1
 
     def _setup_pools(self):
         """Open list, records and augmentation pools, with the root."""
@@ -430,7 +464,10 @@ class _BranchAndBound:
                         np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
                         np.empty((d, 2), np.int64), np.zeros(d, np.int64),
                         np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
-                        np.empty(n), np.empty(n))
+                        np.empty(n), np.empty(n),
+                        self.use_classes, self.classes, self.n_classes, np.zeros(n, np.int64),
+                        np.zeros(1, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64),
+                        np.empty(n), np.empty(P))
 
     def _bound(self, rows):
         p = self.problem
@@ -526,6 +563,7 @@ class _BranchAndBound:
             "pruned_equivalence_propagated": int(c[bnb.EQUIV_PROPAGATED]),
             "critical_index_reused": int(c[bnb.CRIT_REUSED]),
             "pruned_open": int(c[bnb.OPEN_PRUNED]),
+            "pruned_bound_subtree": int(c[bnb.BOUND_SUBTREE]),
             "certified": bool(certified),
             "certified_ratio": float(ratio),
             "upper_bound": float(upper),

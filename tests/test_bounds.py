@@ -146,3 +146,31 @@ def test_fused_child_evaluation_equals_bound_and_sums(problem_extent):
     np.testing.assert_allclose(sums, [problem.g[extent].sum(), problem.h[extent].sum(),
                                       problem.c[extent].sum()], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(bnd, subset_maximum(problem, extent), rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems_with_extent(integer_stats=True), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, n_classes, seed):
+    """The subtree bound: Theorem 3.1 with classes of rows as the items."""
+    from rulebook import _bnb_kernels as bnb
+
+    problem, extent = problem_extent
+    if problem.objective == 2 and problem.reg_lambda == 0.0:
+        return  # not used there (the h == 0 special case)
+    n = len(problem.g)
+    classes = np.random.default_rng(seed).integers(0, n_classes, n).astype(np.int32)
+    members = [extent[classes[extent] == k] for k in range(n_classes)]
+    members = [m for m in members if len(m)]
+    best = 0.0
+    for mask in range(1, 2 ** len(members)):
+        rows = np.concatenate([m for i, m in enumerate(members) if mask >> i & 1])
+        best = max(best, float(naive.objective_value(
+            naive.NAMES[problem.objective], problem.g[rows].sum(), problem.h[rows].sum(),
+            problem.c[rows].sum(), problem.n_total, problem.reg_lambda)))
+    size = max(n, n_classes)  # class ids index the scratch arrays
+    scratch = (np.zeros(size, np.int64), np.zeros(1, np.int64), np.empty(size), np.empty(size),
+               np.empty(size, np.int64), np.empty(size))
+    got = bnb._class_bound(extent, len(extent), classes, problem.g, problem.h, problem.c,
+                           problem.objective, problem.n_total, problem.reg_lambda, *scratch)
+    assert got == best
+    assert got <= kernel_bound(problem, extent)  # never looser than the row bound

@@ -214,11 +214,11 @@ def test_row_order_does_not_change_the_optimum():
 
 def test_stats_count_every_pruning_kind_on_a_real_search():
     X, y = load_dataset("titanic")
-    model = RuleBoostingClassifier(n_rules=2, learner="optimal", max_bins=10, verbose=0).fit(X, y)
+    model = RuleBoostingClassifier(n_rules=4, learner="optimal", max_bins=10, verbose=0).fit(X, y)
     history = model.history_.iloc[1:]
     for key in ("pruned_bound_immediate", "pruned_bound_propagated",
                 "pruned_equivalence_immediate", "pruned_equivalence_propagated",
-                "critical_index_reused"):
+                "critical_index_reused", "pruned_bound_subtree"):
         assert history[key].sum() > 0, key
     assert (history["nodes_created"] >= history["nodes_expanded"]).all()
     assert (history["nodes_expanded"] > 1).all()
