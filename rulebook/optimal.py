@@ -82,7 +82,9 @@ class OptimalLearner:
         Stop after expanding this many queries (None: no limit).
     time_limit : float > 0 or None, default=None
         Stop expanding after this many seconds (None: no limit). Checked
-        between node expansions.
+        every few hundred node expansions; the root is always expanded, so
+        the result is at least the best single proposition (the first call
+        in a process also compiles the search kernel, which counts).
     approximation : float in (0, 1], default=1.0
         Prune a query when ``approximation * bound <= best value``: the
         result is then guaranteed to be within this factor of the optimum.
@@ -492,8 +494,11 @@ class _BranchAndBound:
 
     def run(self, max_nodes, deadline):
         """Expand queries until the open list is empty or a budget is spent."""
-        while deadline is None or time.perf_counter() < deadline:
-            batch = self.BATCH
+        # The root is always expanded, so that even a time limit shorter
+        # than compiling the kernel yields the best single proposition.
+        while (deadline is None or self.istate[bnb.EXPANDED] == 0
+               or time.perf_counter() < deadline):
+            batch = self.BATCH if self.istate[bnb.EXPANDED] else 1
             if max_nodes is not None:
                 batch = min(batch, max_nodes - int(self.istate[bnb.EXPANDED]))
                 if batch <= 0:

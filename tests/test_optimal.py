@@ -128,9 +128,11 @@ def test_approximation_guarantee(problem, approximation):
 def test_time_limit_stops_the_search():
     problem = _random_problem(n=2000, d=8, n_bins=12, seed=3, reg_lambda=0.01)
     result = optimal_search(problem, time_limit=1e-9)
-    assert result.stats["nodes_expanded"] == 0
-    assert result.conditions == () and not result.stats["certified"]
-    assert 0.0 <= result.stats["certified_ratio"] < 1.0
+    # The root is always expanded: the best single proposition comes back.
+    assert result.stats["nodes_expanded"] == 1
+    assert len(result.conditions) == 1 and not result.stats["certified"]
+    assert 0.0 < result.stats["certified_ratio"] < 1.0
+
 
 
 # -- short rules -------------------------------------------------------------
