@@ -77,8 +77,11 @@ def fit_boosting(setup):
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
         result = _search(setup, _problem(setup, g, h, rows), basis)
-        G = float(g[result.rows].sum()) if basis is None else result.value
-        if abs(G) <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0:
+        G = float(g[result.rows].sum())
+        # Orthogonal: the projected gradient's sum decides (g^T q itself is
+        # ~0 for a query in the span of the rules after a corrective re-fit).
+        progress = abs(G) if basis is None else result.value
+        if progress <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0:
             warnings.warn(
                 f"boosting stopped after {t - 1} rules: no query reduces the loss "
                 "(the training data is fitted as well as rules can fit it).",
