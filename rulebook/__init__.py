@@ -5,7 +5,7 @@ named conditions such as ``Age <= 19 & Sex == male``.
 """
 
 from ._options import get_options, set_options
-from .compare import area_under_rules_curve, compare_learners
+from .compare import area_under_complexity_curve, area_under_rules_curve, compare_learners
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
 from .optimal import OptimalLearner
@@ -26,6 +26,7 @@ __all__ = [
     "RuleBoostingRegressor",
     "RuleFitClassifier",
     "RuleFitRegressor",
+    "area_under_complexity_curve",
     "area_under_rules_curve",
     "compare_learners",
     "get_options",
