@@ -360,12 +360,12 @@ def _class_bound(rows, m, classes, gp, hp, cp, code, n_total, reg_lambda, mark, 
             keys[i] = -cg[c] / cw[c]
         else:
             keys[i] = -np.inf if cg[c] > 0.0 else (np.inf if cg[c] < 0.0 else 0.0)
-    order = np.argsort(keys[:k], kind="mergesort")  # descending ratio
+    _sort_by_key(touched, keys, k)  # descending ratio
     lam = reg_lambda if code == 2 else 0.0
     best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
     sg, sw = 0.0, 0.0
     for i in range(k):
-        c = touched[order[i]]
+        c = touched[i]
         sg += cg[c]
         sw += cw[c]
         den = lam + sw
@@ -373,7 +373,7 @@ def _class_bound(rows, m, classes, gp, hp, cp, code, n_total, reg_lambda, mark, 
             best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
     sg, sw = 0.0, 0.0
     for i in range(k - 1, -1, -1):
-        c = touched[order[i]]
+        c = touched[i]
         sg += cg[c]
         sw += cw[c]
         den = lam + sw
@@ -382,6 +382,26 @@ def _class_bound(rows, m, classes, gp, hp, cp, code, n_total, reg_lambda, mark, 
     if best_num == 0.0:
         return 0.0
     return _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
+
+
+@jit
+def _sort_by_key(items, keys, k):
+    # Sort items[:k] by keys[:k] ascending, in place (both arrays): insertion
+    # sort for the usual handful of classes, else an argsort.
+    if k > 32:
+        order = np.argsort(keys[:k], kind="mergesort")
+        items[:k] = items[:k][order]
+        keys[:k] = keys[:k][order]
+        return
+    for i in range(1, k):
+        key, item = keys[i], items[i]
+        j = i - 1
+        while j >= 0 and keys[j] > key:
+            keys[j + 1] = keys[j]
+            items[j + 1] = items[j]
+            j -= 1
+        keys[j + 1] = key
+        items[j + 1] = item
 
 
 # ---------------------------------------------------------------- open list
