@@ -71,7 +71,8 @@ def fit_boosting(setup):
     state = _WeightState(setup) if setup.weight_update == "corrective" else None
     basis = OrthogonalBasis(weights, setup.n_rules) if _is_orthogonal(setup) else None
     history = [_record(0, "(intercept)", intercept, np.nan, loss.loss(y, raw, weights),
-                       1.0, 0, 0, time.perf_counter() - started, {})]
+                       1.0, 0, 0, time.perf_counter() - started, {"intercept": intercept,
+                                                                  "weights": ()})]
     rules = []
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
@@ -102,9 +103,14 @@ def fit_boosting(setup):
         if basis is not None:
             basis.add(_indicator(len(y), result.rows))
         complexity = len(rules) + sum(len(r) for r in rules)
+        # The whole model after this round: a corrective update changes every
+        # weight, so the model of round t is not the first t rules of the
+        # final one (RuleBoosting*.staged_ensembles reads these).
+        stats = {**result.stats, "intercept": float(intercept),
+                 "weights": tuple(float(r.weight) for r in rules)}
         history.append(_record(t, str(query), weight, result.value, loss.loss(y, raw, weights),
                                coverage, len(query), complexity,
-                               time.perf_counter() - start, result.stats))
+                               time.perf_counter() - start, stats))
         if setup.progress is not None:
             setup.progress.update(1)
     return intercept, rules, pd.DataFrame(history).set_index("round")

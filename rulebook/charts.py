@@ -229,6 +229,18 @@ def raw_scores_by_size(ensemble, X):
     return scores
 
 
+def _staged_raw_scores(model, ensemble, X):
+    """Raw scores of the model after each round.
+
+    A fitted boosting estimator knows its model of every round
+    (``staged_ensembles``): after a corrective update that is not
+    ``ensemble[:k]``. A bare RuleEnsemble is read as stagewise.
+    """
+    if hasattr(model, "staged_ensembles") and "weights" in getattr(model, "history_", ()):
+        return np.array([stage.decision_function(X) for stage in model.staged_ensembles()])
+    return raw_scores_by_size(ensemble, X)
+
+
 def _curve(name, model, X, y, metric):
     """One model's metric after each number of rules (long format)."""
     from .losses import get_loss
@@ -238,7 +250,7 @@ def _curve(name, model, X, y, metric):
     inverse_link = get_loss(ensemble.loss).inverse_link
     values = [
         metric.function(y_true, raw if metric.prediction == "raw" else inverse_link(raw))
-        for raw in raw_scores_by_size(ensemble, X)
+        for raw in _staged_raw_scores(model, ensemble, X)
     ]
     lengths = np.array([0] + [len(rule) for rule in ensemble.rules])
     n_rules = np.arange(len(ensemble) + 1)

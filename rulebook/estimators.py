@@ -6,6 +6,7 @@ loop (:mod:`rulebook.boosting`) and stores a plain-value
 """
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -219,6 +220,37 @@ class _RuleBoosting(BaseEstimator):
         check_is_fitted(self)
         frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
         return self.ensemble_.decision_function(frame)
+
+    def staged_ensembles(self):
+        """The model after each boosting round, ``k = 0, ..., len(ensemble_)``.
+
+        With stagewise updates the model after round ``k`` is
+        ``ensemble_[:k]``; with corrective updates (``learner="orthogonal"``
+        or ``weight_update="corrective"``) every round re-fits the intercept
+        and all weights (Yang et al. 2024, eq. 7), so it is the first ``k``
+        rules with the weights recorded in that round. Like scikit-learn's
+        ``staged_predict``.
+
+        Yields
+        ------
+        RuleEnsemble
+            ``k`` rules, for ``k = 0, 1, ...``.
+
+        Examples
+        --------
+        >>> from rulebook import RuleBoostingRegressor
+        >>> from rulebook.datasets import load_used_cars
+        >>> X, y = load_used_cars()
+        >>> model = RuleBoostingRegressor(n_rules=3, learner="orthogonal").fit(X, y)
+        >>> [len(e) for e in model.staged_ensembles()]
+        [0, 1, 2, 3]
+        """
+        check_is_fitted(self)
+        ensemble = self.ensemble_
+        for k, (intercept, weights) in enumerate(zip(self.history_["intercept"],
+                                                     self.history_["weights"])):
+            rules = tuple(replace(rule, weight=w) for rule, w in zip(ensemble.rules, weights))
+            yield replace(ensemble, intercept=float(intercept), rules=rules[:k])
 
     def explore(self, X_test=None, y_test=None, **kwargs):
         """Step through the boosting rounds in a notebook widget.

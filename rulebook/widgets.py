@@ -278,6 +278,9 @@ class BoostingExplorer(widgets.VBox):
             raise ValueError(f"{type(model).__name__} is not fitted; call fit before exploring it.")
         self.model = model
         self.ensemble = model.ensemble_
+        # The model after each round (corrective fits re-weight every rule).
+        self.stages = (list(model.staged_ensembles()) if hasattr(model, "staged_ensembles")
+                       else [self.ensemble[:k] for k in range(len(self.ensemble) + 1)])
         self.history = model.history_
         self.n_rounds = len(self.ensemble)
         self.score_table = self._score_table(X_test, y_test)
@@ -331,7 +334,7 @@ class BoostingExplorer(widgets.VBox):
 
     def _show(self, change):
         t = change["new"]
-        self.rules_html.value = f"<h4>Model after round {t}</h4>" + ensemble_repr(self.ensemble[:t])
+        self.rules_html.value = f"<h4>Model after round {t}</h4>" + ensemble_repr(self.stages[t])
         if t == 0:
             chosen = "<h4>Round 0</h4><p>The intercept only.</p>"
         else:

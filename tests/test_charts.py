@@ -284,3 +284,29 @@ def test_altair_is_imported_lazily():
     code = "import sys, rulebook.charts; print('altair' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_curves_of_a_corrective_fit_use_each_rounds_model():
+    """After a corrective update the first k rules of the final model are not
+    the model of round k: the curves must follow ``staged_ensembles``."""
+    from rulebook import RuleBoostingRegressor
+    from rulebook.charts import risk_complexity_data, score_curve_data
+    from rulebook.datasets import load_used_cars
+    from rulebook.losses import get_loss
+
+    X, y = load_used_cars()
+    model = RuleBoostingRegressor(n_rules=4, learner="orthogonal", verbose=0).fit(X, y)
+    loss = get_loss("squared")
+    stages = list(model.staged_ensembles())
+    recorded = model.history_["train_loss"].to_numpy()
+    got = [loss.loss(y.to_numpy(), s.decision_function(X), np.ones(len(y))) for s in stages]
+    np.testing.assert_allclose(got, recorded, rtol=1e-10)
+    # ... and the prefixes of the final ensemble do not reproduce them.
+    prefixes = [loss.loss(y.to_numpy(), model.ensemble_[:k].decision_function(X), np.ones(len(y)))
+                for k in range(len(stages))]
+    assert not np.allclose(prefixes, recorded, rtol=1e-6)
+    scores = score_curve_data(model, X, y)["score"].to_numpy()
+    from sklearn.metrics import r2_score
+    expected = [r2_score(y, s.decision_function(X)) for s in stages]
+    np.testing.assert_allclose(scores, expected, rtol=1e-12)
+    assert len(risk_complexity_data(model, X, y)) == len(stages)
