@@ -449,9 +449,13 @@ class OrthogonalLearner:
     Parameters
     ----------
     strategy : {"greedy", "beam", "branch_and_bound"}, default="beam"
-        The search: greedy refinement, beam search of width ``beam_width``, or best-first
-        branch and bound with the prefix-greedy bound (a heuristic, see
-        :func:`branch_and_bound`).
+        The search: greedy refinement, beam search of width ``beam_width``,
+        or best-first branch and bound with the prefix-greedy bound (a
+        heuristic, see :func:`branch_and_bound`), the paper's COB. Beam is
+        the default for speed: on 16 datasets (one split, 25 rules,
+        ``benchmarks/bench_orthogonal.py``) it fitted in 0.02-0.25 s where
+        branch and bound took 2-43 s; branch and bound had the lower mean
+        test risk over complexities 1-50 on 10 of the 16, beam on 6.
     beam_width : int >= 1, default=5
     epsilon : float > 0, default=1e-3
         The regulariser ``epsilon`` of eq. 14, in units of
