@@ -212,7 +212,8 @@ def rules_curve(estimator, max_rules=None):
     -------
     list of (int, RuleEnsemble)
         By increasing size. From ``path_`` (least regularised model of each
-        size) when the estimator has one, else ``ensemble_[:k]`` for
+        size) when the estimator has one, else the model after each boosting
+        round (``staged_ensembles``; ``ensemble_[:k]`` for other ensembles),
         ``k = 0 .. len(ensemble_)``.
 
     Raises
@@ -234,6 +235,9 @@ def rules_curve(estimator, max_rules=None):
         # Least regularised model of each size: the last one in decreasing alpha.
         last = path.sort_values("alpha", ascending=False, kind="stable").groupby("n_rules").tail(1)
         curve = [(int(k), e) for k, e in zip(last["n_rules"], last["ensemble"])]
+    elif hasattr(estimator, "staged_ensembles") and "weights" in getattr(estimator, "history_", ()):
+        # The model after each round, also after corrective re-fits.
+        curve = list(enumerate(estimator.staged_ensembles()))
     else:
         curve = [(k, ensemble[:k]) for k in range(len(ensemble) + 1)]
     curve = sorted(curve, key=lambda item: item[0])
