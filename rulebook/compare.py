@@ -292,7 +292,7 @@ def area_under_rules_curve(frame, max_rules=10, by_split=False):
 
 
 def area_under_complexity_curve(frame, max_complexity=50, value="normalised_risk", by_split=False):
-    """Mean of a curve over the complexity levels ``1 .. max_complexity`` (Yang et al. 2024, Table 5).
+    """Mean of a curve over the complexity levels 1 to ``max_complexity`` (Yang et al. 2024, Table 5).
 
     Yang et al. average the normalised risk "over cognitive complexities
     between 1 and 50". At complexity level ``c`` the model counted is the
