@@ -57,7 +57,7 @@ from rulebook.learners import get_learner
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[1] / "shared" / "datasets"
-DEFAULT_OUT = HERE / "results"
+DEFAULT_OUT = HERE / "results" / "reproduction"
 
 TABLES = ("boley", "yang")
 LEARNERS = ("rulefit", "greedy", "optimal", "orthogonal")
@@ -549,7 +549,7 @@ def parse_args(argv=None):
     if args.quick:
         args.datasets = args.datasets or QUICK["datasets"]
         args.splits, args.boley_rules, args.yang_rules = QUICK["splits"], QUICK["boley_rules"], QUICK["yang_rules"]
-        args.out = args.out / "quick"
+        args.out = args.out.parent / "quick" if args.out == DEFAULT_OUT else args.out / "quick"
     if args.splits < 1 or args.boley_rules < 1 or args.yang_rules < 1:
         parser.error("--splits, --boley-rules and --yang-rules must be >= 1")
     if args.time_limit < 0:
