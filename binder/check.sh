@@ -11,11 +11,12 @@ cd "$(dirname "$0")/.."
 venv=${1:-.binder-venv}
 rm -rf "$venv"
 python3 -m venv "$venv"
+venv=$(cd "$venv" && pwd)  # absolute, for PATH below
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
 "$venv/bin/pip" install -q -r binder/requirements.txt
 # nbval is the notebook runner only; it is not part of the Binder image.
 "$venv/bin/pip" install -q nbval
-PATH="$PWD/$venv/bin:$PATH" bash binder/postBuild
+PATH="$venv/bin:$PATH" bash binder/postBuild
 "$venv/bin/python" -m pytest --nbval-lax --nbval-sanitize-with .ci/nbval_sanitize.cfg \
   notebooks/ -p no:cacheprovider -q
 echo "binder check: every notebook ran in the Binder environment"
