@@ -88,6 +88,41 @@ def proposition_bits(Xp, n_bins, pf, pop, pb, bits):
 
 
 @jit
+def class_table(bits, n, classes):
+    """Classes of positions that propositions ``j..P-1`` do not separate.
+
+    ``classes[j, i]`` numbers the class of position ``i`` among those of
+    ``classes[j + 1]`` split by proposition ``j`` (bit ``i`` of
+    ``bits[j]``); ``classes[P]`` is one class. Labels are dense, in order of
+    first appearance. One pass per proposition, O(P n) in all.
+
+    Parameters
+    ----------
+    bits : ndarray of shape (P, W), uint64
+        Proposition bitsets over positions.
+    n : int
+        Number of positions.
+    classes : ndarray of shape (P + 1, n), int32
+        Output.
+    """
+    P = bits.shape[0]
+    classes[P, :] = 0
+    label = np.empty(2 * n + 2, np.int32)
+    n_before = 1
+    for j in range(P - 1, -1, -1):
+        label[: 2 * n_before] = -1
+        k = 0
+        for i in range(n):
+            bit = (bits[j, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
+            key = 2 * classes[j + 1, i] + np.int32(bit)
+            if label[key] < 0:
+                label[key] = k
+                k += 1
+            classes[j, i] = label[key]
+        n_before = k
+
+
+@jit
 def _extract(ext, out):
     # IN: ext (W,) uint64 bitset. OUT: out, its first m entries the set
     # positions, ascending. Returns m.

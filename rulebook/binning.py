@@ -362,8 +362,13 @@ def paper_cut_points(X, propositions=10):
     >>> paper_cut_points(X, propositions=4)
     {'x': array([3. , 3.5, 5. , 6. ])}
     """
+    return _cut_points_of(_paper_thresholds(X, propositions))
+
+
+def _cut_points_of(specs):
+    """``paper_cut_points`` from the per-column specs of ``_paper_thresholds``."""
     return {name: np.unique(np.concatenate([spec["le"], spec["gt"]]))
-            for name, spec in _paper_thresholds(X, propositions).items()
+            for name, spec in specs.items()
             if spec["kind"] == NUMERIC and len(spec["le"]) + len(spec["gt"])}
 
 
@@ -433,7 +438,12 @@ def paper_allowed(binner, X, propositions=10):
         raise ValueError("binner must be a fitted Binner (call fit_transform first).")
     if not isinstance(X, pd.DataFrame) or [f.name for f in features] != [str(c) for c in X.columns]:
         raise ValueError("X must be the DataFrame the binner was fitted on (same columns, same order).")
-    specs = _paper_thresholds(X, propositions)
+    return _allowed_of(binner, _paper_thresholds(X, propositions))
+
+
+def _allowed_of(binner, specs):
+    """``paper_allowed`` from the per-column specs of ``_paper_thresholds``."""
+    features = binner.features_
     allowed = np.zeros((len(features), int(binner.n_bins_.max()) + 1, 4), dtype=np.bool_)
     for j, feature in enumerate(features):
         spec = specs[feature.name]

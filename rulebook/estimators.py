@@ -22,7 +22,7 @@ from ._validation import (
     check_sample_weight,
     check_target,
 )
-from .binning import GT, Binner, paper_allowed, paper_cut_points
+from .binning import GT, Binner, _allowed_of, _cut_points_of, _paper_thresholds
 from .boosting import BoostingSetup, fit_boosting
 from .greedy import GreedyLearner
 from .learners import resolve_learner
@@ -165,12 +165,15 @@ class _RuleBoosting(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y_encoded = self._encode_target(y, len(frame))
         weights = check_sample_weight(sample_weight, len(frame))
-        cut_points = self.cut_points
+        cut_points, specs = self.cut_points, None
         if self.propositions is not None:
-            cut_points = paper_cut_points(frame, self.propositions)
+            # The quantiles (pandas.qcut per column) are computed once for
+            # both the cut points and the allowed mask.
+            specs = _paper_thresholds(frame, self.propositions)
+            cut_points = _cut_points_of(specs)
         binner = Binner(self.max_bins, cut_points)
         X_binned = binner.fit_transform(frame, weights)
-        allowed = None if self.propositions is None else paper_allowed(binner, frame, self.propositions)
+        allowed = None if specs is None else _allowed_of(binner, specs)
         # tqdm.auto: a widget in notebooks, text elsewhere; delay keeps quick
         # fits silent.
         progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose,

@@ -433,11 +433,8 @@ class _BranchAndBound:
             self.classes = np.zeros((1, 1), np.int32)
             self.n_classes = np.ones(P + 1, np.int64)
             return
-        satisfied = np.unpackbits(bits.view(np.uint8), axis=1, bitorder="little")[:, :n]
-        classes = np.zeros((P + 1, n), np.int32)
-        for j in range(P - 1, -1, -1):
-            key = classes[j + 1].astype(np.int64) * 2 + satisfied[j]
-            classes[j] = np.unique(key, return_inverse=True)[1].reshape(-1)
+        classes = np.empty((P + 1, n), np.int32)
+        bnb.class_table(np.ascontiguousarray(bits), n, classes)
         self.classes = classes
         self.n_classes = classes.max(axis=1) + 1
 

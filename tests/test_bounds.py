@@ -174,3 +174,24 @@ def test_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, n_cla
                            problem.objective, problem.n_total, problem.reg_lambda, *scratch)
     assert got == best
     assert got <= kernel_bound(problem, extent)  # never looser than the row bound
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 150), st.integers(0, 2**32 - 1))
+def test_class_table_matches_numpy_reference(P, n, seed):
+    """Classes after proposition j: rows with equal bits on j..P-1 (NumPy reference)."""
+    from rulebook import _bnb_kernels as bnb
+
+    rng = np.random.default_rng(seed)
+    satisfied = rng.random((P, n)) < rng.random()
+    bits = np.zeros((P, (n + 63) // 64), np.uint64)
+    packed = np.packbits(satisfied, axis=1, bitorder="little")
+    bits.view(np.uint8)[:, : packed.shape[1]] = packed
+    classes = np.empty((P + 1, n), np.int32)
+    bnb.class_table(bits, n, classes)
+    assert (classes[P] == 0).all()
+    for j in range(P):
+        expected = np.unique(satisfied[j:].T, axis=0, return_inverse=True)[1].reshape(-1)
+        # Same partition: labels correspond one to one, and are dense.
+        pairs = np.unique(np.stack([classes[j], expected]), axis=1)
+        assert pairs.shape[1] == len(np.unique(expected)) == classes[j].max() + 1
