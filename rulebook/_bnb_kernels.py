@@ -513,7 +513,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
                stamps, known, implied, sums, wg, ww,
-               use_classes, classes, n_classes, mark, counter, cg, cw, touched, keys, sub_b):
+               use_classes, classes, n_classes, mark, counter, cg, cw, touched, keys, sub_b,
+               shared):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best
     # value improved (IMPROVED) or ``max_expansions`` queries were expanded
@@ -525,7 +526,10 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
     #     per-feature counts and row filters (large n); store_ext: records
     #     keep their extent's bitset in rec_ext (R, W) (small n) instead of
     #     recomputing it from the query.
-    # IN/OUT: the open list, records, pools, state and counters.
+    # IN/OUT: the open list, records, pools, state and counters; shared[0]
+    #     the best value of all threads searching the same problem (read at
+    #     every pop, raised on improvement; a lost update between threads
+    #     only weakens pruning, as every value in it is some query's value).
     # SCRATCH: the rest.
     n_props = pf.shape[0]
     expanded_here = 0
@@ -543,7 +547,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 or istate[AUG_USED] + n_props > aug_a.shape[0]):
             return GROW
         bnd, record, e = _pop(order, istate, open_b, open_t, open_rec, open_e)
-        best = fstate[BEST_VALUE]
+        best = max(fstate[BEST_VALUE], shared[0])
         if alpha * bnd <= best:
             # The best value rose to this query's bound since it was pushed.
             counters[OPEN_PRUNED] += 1
@@ -619,6 +623,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             if value > best:
                 best = value
                 fstate[BEST_VALUE] = value
+                if value > shared[0]:
+                    shared[0] = value
                 istate[BEST_RECORD] = q
                 istate[BEST_PROP] = a
                 improved = True

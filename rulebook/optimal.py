@@ -40,9 +40,12 @@ References
    Discovery Science.
 """
 
+import copy
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from . import _bnb_kernels as bnb
@@ -88,6 +91,16 @@ class OptimalLearner:
     approximation : float in (0, 1], default=1.0
         Prune a query when ``approximation * bound <= best value``: the
         result is then guaranteed to be within this factor of the optimum.
+    n_jobs : int >= 1 or None, default=None
+        Threads for a large search (None: numba's thread count, set by
+        ``NUMBA_NUM_THREADS``). A round runs serially for its first 4096
+        node expansions; a search still running then is split: each thread
+        expands the queries of its own best-first open list, all share the
+        best value for pruning, and a thread that runs out takes half of
+        the longest list. Only ``order="best_first"`` is split. The optimal
+        value is the same as with one thread; among queries of exactly equal
+        value, which one is returned may depend on the threads' timing, and
+        the node counts vary slightly from run to run.
 
     Raises
     ------
@@ -139,6 +152,7 @@ class OptimalLearner:
     max_nodes: int | None = None
     time_limit: float | None = None
     approximation: float = 1.0
+    n_jobs: int | None = None
 
     name = "optimal"
 
@@ -155,11 +169,20 @@ class OptimalLearner:
                              f"got {self.time_limit!r}")
         if not (_is_number(self.approximation) and 0.0 < self.approximation <= 1.0):
             raise ValueError(f"approximation must be in (0, 1]; got {self.approximation!r}")
+        if self.n_jobs is not None and not (_is_number(self.n_jobs, integral=True)
+                                            and self.n_jobs >= 1):
+            raise ValueError(f"n_jobs must be an integer >= 1 or None; got {self.n_jobs!r}")
 
     def search(self, problem):
         """Find the best query; see :func:`optimal_search`."""
         return optimal_search(problem, order=self.order, max_nodes=self.max_nodes,
-                              time_limit=self.time_limit, approximation=self.approximation)
+                              time_limit=self.time_limit, approximation=self.approximation,
+                              n_jobs=self.n_jobs)
+
+
+def _n_threads(n_jobs):
+    """Threads for ``n_jobs`` (None: numba's thread count, NUMBA_NUM_THREADS)."""
+    return numba.get_num_threads() if n_jobs is None else int(n_jobs)
 
 
 def _is_number(value, integral=False):
@@ -168,7 +191,7 @@ def _is_number(value, integral=False):
 
 
 def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=None,
-                   approximation=1.0, shorten=True):
+                   approximation=1.0, shorten=True, n_jobs=1):
     """Find a query of largest objective value by branch and bound.
 
     Parameters
@@ -179,6 +202,8 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     shorten : bool, default=True
         Replace the found query by an approximately shortest equivalent one
         (:func:`shortest_equivalent`). False returns the query as found.
+    n_jobs : int >= 1 or None, default=1
+        Threads, as in :class:`OptimalLearner`.
 
     Returns
     -------
@@ -239,6 +264,8 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
             the best value only when ``approximation < 1``).
         search_time
             Seconds.
+        threads
+            Threads that searched (1 unless the search was split).
         trace
             Tuple of ``(nodes_expanded, seconds, best_value, upper_bound)``,
             one entry per improvement of the best value and one at the end.
@@ -257,7 +284,7 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not supported; valid orders are {list(ORDERS)}")
     started = time.perf_counter()
-    search = _BranchAndBound(problem, order, approximation, started)
+    search = _BranchAndBound(problem, order, approximation, started, _n_threads(n_jobs))
     search.run(max_nodes, None if time_limit is None else started + time_limit)
     conditions = search.best_query()
     rows = problem.rows
@@ -352,8 +379,13 @@ class _BranchAndBound:
 
     # Node expansions per kernel call between two checks of the clock.
     BATCH = 512
+    # Expansions before a search is split over threads: smaller searches
+    # (most rounds on most data) run serially, without thread overhead.
+    PARALLEL_AFTER = 4096
 
-    def __init__(self, problem, order, approximation, started):
+    def __init__(self, problem, order, approximation, started, n_jobs=1):
+        self.n_jobs = int(n_jobs)
+        self.workers, self.snapshot = [self], None
         self.alpha = float(approximation)
         self.order = ORDERS.index(order)
         self.space = space = _PropositionSpace.of(problem)
@@ -377,6 +409,7 @@ class _BranchAndBound:
         self.fstate = np.array([_objective(self.code, G, H, C, self.n_total, self.reg_lambda),
                                 -np.inf])
         self.istate[bnb.BEST_RECORD], self.istate[bnb.BEST_PROP] = 0, -1
+        self.shared = self.fstate[:1].copy()  # the best value of all threads
         self.counters = np.zeros(bnb.N_COUNTERS, np.int64)
         self._setup_pools()
         self._started = started
@@ -440,7 +473,7 @@ class _BranchAndBound:
 
     def _setup_pools(self):
         """Open list, records and augmentation pools, with the root."""
-        P, n, d = len(self.props), len(self.root), self.problem.n_features
+        P = len(self.props)
         cap = 1024 + 4 * P
         self.open = [np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64),
                      np.empty(cap, np.int64)]
@@ -457,29 +490,34 @@ class _BranchAndBound:
         self.aug[2][:P] = np.arange(P)
         self.istate[bnb.N_RECORDS], self.istate[bnb.AUG_USED] = 1, P
         bnb._push(self.order, self.istate, *self.open, self._bound(self.root), 0, -1)
+        self.scratch = self._new_scratch()
+
+    def _new_scratch(self):
+        """Work arrays of one thread's kernel calls."""
+        P, n, d = len(self.props), len(self.root), self.problem.n_features
         B = int(self.problem.n_bins.max()) + 1
         W = len(self.full)
-        self.scratch = (np.empty(W, np.uint64), np.empty(W, np.uint64), np.empty(n, np.int64),
-                        np.empty(n, np.int64), np.empty((d, B), np.int64),
-                        np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
-                        np.empty((d, 2), np.int64), np.zeros(d, np.int64),
-                        np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
-                        np.empty(n), np.empty(n),
-                        self.use_classes, self.classes, self.n_classes, np.zeros(n, np.int64),
-                        np.zeros(1, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64),
-                        np.empty(n), np.empty(P))
+        return (np.empty(W, np.uint64), np.empty(W, np.uint64), np.empty(n, np.int64),
+                np.empty(n, np.int64), np.empty((d, B), np.int64),
+                np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
+                np.empty((d, 2), np.int64), np.zeros(d, np.int64),
+                np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
+                np.empty(n), np.empty(n),
+                self.use_classes, self.classes, self.n_classes, np.zeros(n, np.int64),
+                np.zeros(1, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64),
+                np.empty(n), np.empty(P))
 
     def _bound(self, rows):
         p = self.problem
         return float(kernels.bound(rows, len(rows), p.g, p.h, p.c, self.code, self.n_total,
                                    self.reg_lambda))
 
-    @property
-    def best_value(self):
-        return float(self.fstate[bnb.BEST_VALUE])
+    # -- one thread's search state -------------------------------------------
 
-    def best_query(self):
-        """Proposition numbers of the best query (in ``_PropositionSpace`` terms)."""
+    def _own_best_query(self):
+        """This state's best query, as search indices (``self.props`` positions)."""
+        if self.snapshot is not None and self.snapshot[0] >= self.fstate[bnb.BEST_VALUE]:
+            return self.snapshot[1]
         parent, prop = self.rec[0], self.rec[1]
         found, r = [], int(self.istate[bnb.BEST_RECORD])
         if self.istate[bnb.BEST_PROP] >= 0:
@@ -488,32 +526,119 @@ class _BranchAndBound:
             if prop[r] >= 0:
                 found.append(int(prop[r]))
             r = int(parent[r])
-        return tuple(sorted(int(self.props[s]) for s in found))
+        return tuple(found)
+
+    def _n_open(self):
+        head = int(self.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
+        return int(self.istate[bnb.N_OPEN]) - head
+
+    def _call(self, batch):
+        """One call of the kernel; returns its status after growing arrays."""
+        status = bnb.run_search(
+            self.Xp, self.gp, self.hp, self.cp, self.problem.n_bins, self.pf, self.pop,
+            self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
+            self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
+            *self.open, *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate,
+            self.fstate, self.counters, *self.scratch, self.shared)
+        if status == bnb.GROW:
+            self._grow()
+        return status
+
+    def _work(self, budget):
+        """Expand up to ``budget`` queries (one thread of a parallel search)."""
+        stop = int(self.istate[bnb.EXPANDED]) + budget
+        while self._n_open() and self.istate[bnb.EXPANDED] < stop:
+            if self._call(stop - int(self.istate[bnb.EXPANDED])) == bnb.DONE:
+                break
+
+    # -- the whole search ---------------------------------------------------
 
     def run(self, max_nodes, deadline):
-        """Expand queries until the open list is empty or a budget is spent."""
+        """Expand queries until the open list is empty or a budget is spent.
+
+        Serial for the first ``PARALLEL_AFTER`` expansions, so that small
+        searches cost no threads and stay reproducible; then, with
+        ``n_jobs > 1`` and best-first order, split over threads.
+        """
         # The root is always expanded, so that even a time limit shorter
         # than compiling the kernel yields the best single proposition.
         while (deadline is None or self.istate[bnb.EXPANDED] == 0
                or time.perf_counter() < deadline):
-            batch = self.BATCH if self.istate[bnb.EXPANDED] else 1
+            expanded = int(self.istate[bnb.EXPANDED])
+            if (self.n_jobs > 1 and expanded >= self.PARALLEL_AFTER
+                    and self.order == ORDERS.index("best_first")):
+                self._run_parallel(max_nodes, deadline)
+                break
+            batch = self.BATCH if expanded else 1
             if max_nodes is not None:
-                batch = min(batch, max_nodes - int(self.istate[bnb.EXPANDED]))
+                batch = min(batch, max_nodes - expanded)
                 if batch <= 0:
                     break
-            status = bnb.run_search(
-                self.Xp, self.gp, self.hp, self.cp, self.problem.n_bins, self.pf, self.pop,
-                self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
-                self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
-                *self.open,
-                *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate, self.fstate, self.counters, *self.scratch)
+            status = self._call(batch)
             if status == bnb.DONE:
                 break
-            if status == bnb.GROW:
-                self._grow()
-            elif status == bnb.IMPROVED:
+            if status == bnb.IMPROVED:
                 self._record()
         self._record()
+
+    def _run_parallel(self, max_nodes, deadline):
+        """Best-first search by ``n_jobs`` threads, each with its own open list.
+
+        The open list is split between the threads, which share the best
+        value (``self.shared``) for pruning. Between batches a thread whose
+        list ran dry takes half of the longest list. The kernel releases the
+        GIL, so the threads run in parallel.
+        """
+        self.workers = [self] + [self._spawn() for _ in range(self.n_jobs - 1)]
+        with ThreadPoolExecutor(len(self.workers)) as pool:
+            while True:
+                for idle in (w for w in self.workers if not w._n_open()):
+                    busiest = max(self.workers, key=lambda w: w._n_open())
+                    if busiest._n_open() >= 2:
+                        _rebalance(busiest, idle)
+                busy = [w for w in self.workers if w._n_open()]
+                if not busy or (deadline is not None and time.perf_counter() >= deadline):
+                    break
+                budget = self.BATCH
+                if max_nodes is not None:
+                    left = max_nodes - self.n_expanded
+                    if left <= 0:
+                        break
+                    busy = busy[:left]  # fewer queries left than threads
+                    budget = max(1, min(budget, left // len(busy)))
+                before = self.best_value
+                list(pool.map(lambda w: w._work(budget), busy))
+                if self.best_value > before:
+                    self._record()
+
+    def _spawn(self):
+        """A second search state over the same data, with no open queries."""
+        other = copy.copy(self)
+        other.open = [a.copy() for a in self.open]
+        other.istate = self.istate.copy()
+        other.istate[bnb.N_OPEN] = 0
+        other.fstate = self.fstate.copy()
+        other.counters = np.zeros_like(self.counters)
+        other.scratch = self._new_scratch()
+        other.rec, other.rec_ext, other.aug = self.rec, self.rec_ext, self.aug  # copied on rebalance
+        other.snapshot = (self.best_value, self._own_best_query())
+        other.istate[bnb.EXPANDED] = other.istate[bnb.PUSHED] = other.istate[bnb.EVALUATED] = 0
+        return other
+
+    @property
+    def n_expanded(self):
+        return sum(int(w.istate[bnb.EXPANDED]) for w in self.workers)
+
+    @property
+    def best_value(self):
+        return max(float(w.fstate[bnb.BEST_VALUE]) for w in self.workers)
+
+    def best_query(self):
+        """Proposition numbers of the best query (in ``_PropositionSpace`` terms)."""
+        # The first thread's on ties: the serial search's when no thread
+        # found a better value after the split.
+        best = max(self.workers, key=lambda w: float(w.fstate[bnb.BEST_VALUE]))
+        return tuple(sorted(int(self.props[s]) for s in best._own_best_query()))
 
     def _grow(self):
         """Double the arrays that may overflow (and compact a FIFO)."""
@@ -534,20 +659,22 @@ class _BranchAndBound:
             self.aug = [_enlarged(a, int(state[bnb.AUG_USED]) + P) for a in self.aug]
 
     def open_bounds(self):
-        head = int(self.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
-        return self.open[0][head:int(self.istate[bnb.N_OPEN])]
+        bounds = []
+        for w in self.workers:
+            head = int(w.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
+            bounds.append(w.open[0][head:int(w.istate[bnb.N_OPEN])])
+        return np.concatenate(bounds)
 
     def max_open_bound(self):
         bounds = self.open_bounds()
-        if not len(bounds):
-            return -np.inf
-        return float(bounds[0] if self.order == 0 else bounds.max())
+        return float(bounds.max()) if len(bounds) else -np.inf
 
     def upper_bound(self):
-        return max(self.best_value, self.max_open_bound(), float(self.fstate[bnb.PRUNED_MAX]))
+        pruned = max(float(w.fstate[bnb.PRUNED_MAX]) for w in self.workers)
+        return max(self.best_value, self.max_open_bound(), pruned)
 
     def _record(self):
-        self.trace.append((int(self.istate[bnb.EXPANDED]), time.perf_counter() - self._started,
+        self.trace.append((self.n_expanded, time.perf_counter() - self._started,
                            self.best_value, self.upper_bound()))
 
     def stats(self, seconds):
@@ -555,11 +682,13 @@ class _BranchAndBound:
         finished = not len(self.open_bounds())
         certified = finished or self.best_value >= self.alpha * self.max_open_bound()
         ratio = 1.0 if upper <= self.best_value else self.best_value / upper
-        c = self.counters
+        c = sum(w.counters for w in self.workers)
+        total = {k: sum(int(w.istate[k]) for w in self.workers)
+                 for k in (bnb.PUSHED, bnb.EXPANDED, bnb.EVALUATED)}
         return {
-            "nodes_created": int(self.istate[bnb.PUSHED]) + 1,
-            "nodes_expanded": int(self.istate[bnb.EXPANDED]),
-            "nodes_evaluated": int(self.istate[bnb.EVALUATED]),
+            "nodes_created": total[bnb.PUSHED] + 1,
+            "nodes_expanded": total[bnb.EXPANDED],
+            "nodes_evaluated": total[bnb.EVALUATED],
             "pruned_bound_immediate": int(c[bnb.BOUND_IMMEDIATE] + c[bnb.BOUND_AFTER_CHILDREN]),
             "pruned_bound_propagated": int(c[bnb.BOUND_PROPAGATED]),
             "pruned_equivalence_immediate": int(c[bnb.IMPLIED] + c[bnb.NOT_CORE]),
@@ -571,8 +700,38 @@ class _BranchAndBound:
             "certified_ratio": float(ratio),
             "upper_bound": float(upper),
             "search_time": seconds,
+            "threads": len(self.workers),
             "trace": tuple(self.trace),
         }
+
+
+def _rebalance(source, target):
+    """Give ``target`` every other open query of ``source``, by bound.
+
+    ``target`` first keeps its best query as a snapshot, then takes copies
+    of ``source``'s records and augmentation pools, which the moved open
+    queries refer to. Both open lists are left sorted by (bound descending,
+    age), which is a valid heap.
+    """
+    target.snapshot = max(target.snapshot or (-np.inf, ()),
+                          (float(target.fstate[bnb.BEST_VALUE]), target._own_best_query()),
+                          key=lambda found: found[0])
+    target.istate[bnb.BEST_RECORD], target.istate[bnb.BEST_PROP] = -1, -1
+    target.rec = [a.copy() for a in source.rec]
+    target.rec_ext = source.rec_ext.copy()
+    target.aug = [a.copy() for a in source.aug]
+    for slot in (bnb.N_RECORDS, bnb.AUG_USED):
+        target.istate[slot] = source.istate[slot]
+    n = int(source.istate[bnb.N_OPEN])
+    entries = [a[:n].copy() for a in source.open]
+    rank = np.lexsort((entries[1], -entries[0]))
+    keep, give = rank[0::2], rank[1::2]
+    if len(target.open[0]) < len(give) + len(source.props):
+        target.open = [_enlarged(a, len(give) + len(source.props)) for a in target.open]
+    for src, dst, entry in zip(source.open, target.open, entries):
+        src[: len(keep)] = entry[keep]
+        dst[: len(give)] = entry[give]
+    source.istate[bnb.N_OPEN], target.istate[bnb.N_OPEN] = len(keep), len(give)
 
 
 def _enlarged(array, needed):

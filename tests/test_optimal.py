@@ -301,3 +301,56 @@ def test_noisy_parity_needs_optimal_rules():
     assert optimal >= 0.9, scores
     assert greedy <= optimal - 0.1, scores
     assert all(o >= g for o, g in zip(scores["optimal"], scores["greedy"])), scores
+
+
+# -- threads -------------------------------------------------------------------
+@contextmanager
+def _split_at_once(batch=1):
+    """Split every search over threads after its first expansion, and
+    rebalance after every ``batch`` expansions per thread."""
+    cls = optimal_module._BranchAndBound
+    saved = cls.PARALLEL_AFTER, cls.BATCH
+    cls.PARALLEL_AFTER, cls.BATCH = 1, batch
+    try:
+        yield
+    finally:
+        cls.PARALLEL_AFTER, cls.BATCH = saved
+
+
+@settings(max_examples=100, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=40, max_features=4), st.integers(2, 3),
+       st.sampled_from([1, 3]))
+def test_threaded_search_equals_brute_force(problem, n_jobs, batch):
+    expected = brute_force(problem)
+    with _split_at_once(batch):
+        result = optimal_search(problem, n_jobs=n_jobs)
+    assert result.value == expected
+    assert_consistent(problem, result)
+    assert result.stats["certified"] and result.stats["certified_ratio"] == 1.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=40, max_features=4), st.integers(2, 6))
+def test_threaded_node_budget_gives_a_true_certificate(problem, max_nodes):
+    expected = brute_force(problem)
+    with _split_at_once():
+        result = optimal_search(problem, n_jobs=2, max_nodes=max_nodes)
+    assert_consistent(problem, result)
+    assert result.stats["nodes_expanded"] <= max_nodes
+    assert result.value <= expected
+    assert result.stats["upper_bound"] >= expected
+    assert result.value >= result.stats["certified_ratio"] * expected * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("objective", [0, 1, 2])
+def test_threaded_search_matches_the_serial_one_on_a_large_problem(objective):
+    problem = _random_problem(n=400, d=6, n_bins=6, seed=11 + objective, reg_lambda=0.5,
+                              objective=objective)
+    serial = optimal_search(problem, n_jobs=1)
+    with _split_at_once(batch=16):
+        threaded = optimal_search(problem, n_jobs=2)
+    assert threaded.stats["threads"] == 2 and serial.stats["threads"] == 1
+    assert threaded.stats["nodes_expanded"] > 1
+    assert threaded.value == serial.value
+    assert_consistent(problem, threaded)
+    assert threaded.stats["certified"]
