@@ -21,6 +21,9 @@ References
    extents that contains all query extents).
 """
 
+import threading
+import weakref
+
 import numpy as np
 
 from ._search_kernels import EQ, GT, LE
@@ -44,19 +47,11 @@ def atom_problem(problem, feature, op, bin_):
         ``n_total`` equal to the problem's (not re-summed).
     """
     rows = problem.rows
-    X = problem.X_binned[rows]
-    # Two stages: identical binned rows first (cheap), then identical
-    # signatures over the propositions (bins that only differ where no
-    # searched proposition looks, e.g. with an ``allowed`` mask).
-    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
-    signature = _signatures(X[first], problem.n_bins, feature, op, bin_)
-    _, first2, inverse2 = np.unique(signature, axis=0, return_index=True, return_inverse=True)
-    atom = inverse2.reshape(-1)[inverse.reshape(-1)]
-    n_atoms = len(first2)
+    atom, X_atoms = _partition(problem.X_binned, rows, problem.n_bins, feature, op, bin_)
+    n_atoms = len(X_atoms)
     sums = [np.bincount(atom, weights=a[rows], minlength=n_atoms) for a in (problem.g, problem.h, problem.c)]
-    representative = first[first2]
     atoms = SearchProblem(
-        X_binned=np.asfortranarray(X[representative]), n_bins=problem.n_bins,
+        X_binned=X_atoms, n_bins=problem.n_bins,
         is_nominal=problem.is_nominal, g=sums[0], h=sums[1], c=sums[2],
         rows=np.arange(n_atoms, dtype=np.intp), reg_lambda=problem.reg_lambda,
         objective=problem.objective, max_rule_length=problem.max_rule_length,
@@ -65,6 +60,39 @@ def atom_problem(problem, feature, op, bin_):
     # could differ in the last bit.
     atoms.__dict__["n_total"] = problem.n_total
     return atoms
+
+
+def _partition(X_binned, rows, n_bins, feature, op, bin_):
+    """The atom of every row of ``rows`` and the binned values of the atoms.
+
+    The partition depends on the data and the propositions, not on the
+    round's gradients, so the last one is kept: every boosting round of a
+    fit searches the same ``X_binned`` (never modified in place) and rows.
+    """
+    key = (rows, n_bins, feature, op, bin_)
+    with _LOCK:
+        cached = _LAST.get("entry")
+    if cached is not None and cached[0]() is X_binned and all(
+            np.array_equal(a, b) for a, b in zip(cached[1], key)):
+        return cached[2]
+    X = X_binned[rows]
+    # Two stages: identical binned rows first (cheap), then identical
+    # signatures over the propositions (bins that only differ where no
+    # searched proposition looks, e.g. with an ``allowed`` mask).
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    signature = _signatures(X[first], n_bins, feature, op, bin_)
+    _, first2, inverse2 = np.unique(signature, axis=0, return_index=True, return_inverse=True)
+    atom = inverse2.reshape(-1)[inverse.reshape(-1)]
+    X_atoms = np.asfortranarray(X[first[first2]])
+    for array in (atom, X_atoms):
+        array.flags.writeable = False
+    with _LOCK:
+        _LAST["entry"] = (weakref.ref(X_binned), tuple(np.array(a) for a in key), (atom, X_atoms))
+    return atom, X_atoms
+
+
+_LAST = {}
+_LOCK = threading.Lock()
 
 
 def _signatures(X, n_bins, feature, op, bin_):
