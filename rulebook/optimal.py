@@ -27,6 +27,15 @@ open query costs a few dozen bytes (its extent is recomputed from its query
 when it is expanded), and one expansion about a microsecond on data of a
 thousand rows.
 
+Large searches run on several threads (``OptimalLearner(n_jobs=...)``):
+after 4096 serial expansions the open list is split, each thread runs the
+compiled loop (which releases the GIL) on its own part, the threads share the
+best value for pruning, and a thread that runs dry takes half of the longest
+list. The parallelism is over subtrees, not over the features of one node:
+after merging rows into atoms a node has a few hundred to a few thousand
+rows, too few to share out per node, and a ``parallel=True`` kernel called
+from the cached compiled loop crashed when numba loaded it from its cache.
+
 References
 ----------
 .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
