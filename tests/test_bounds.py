@@ -170,10 +170,14 @@ def test_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, n_cla
     size = max(n, n_classes)  # class ids index the scratch arrays
     scratch = (np.zeros(size, np.int64), np.zeros(1, np.int64), np.empty(size), np.empty(size),
                np.empty(size, np.int64), np.empty(size))
-    got = bnb._class_bound(extent, len(extent), classes, problem.g, problem.h, problem.c,
-                           problem.objective, problem.n_total, problem.reg_lambda, *scratch)
+    args = (extent, len(extent), classes, problem.g, problem.h, problem.c, problem.objective,
+            problem.n_total, problem.reg_lambda)
+    got = bnb._class_bound(*args, len(extent) + 1, *scratch)
     assert got == best
     assert got <= kernel_bound(problem, extent)  # never looser than the row bound
+    # Given up (no bound) once the extent spans more classes than allowed.
+    limited = bnb._class_bound(*args, len(members) - 1, *scratch)
+    assert limited == (np.inf if members else best)
 
 
 @settings(max_examples=50, deadline=None)
