@@ -332,7 +332,8 @@ def paper_cut_points(X, propositions=10):
     ------
     ValueError
         If ``X`` is not a DataFrame, ``propositions`` is not an int >= 2,
-        None or a dict of those, or the dict names a column not in ``X``.
+        None or a dict of those, the dict names a column not in ``X``, or a
+        numeric column holds infinite values.
 
     See Also
     --------
@@ -487,14 +488,18 @@ def _paper_thresholds(X, propositions):
             specs[label] = {"kind": None, "le": empty, "gt": empty}
             continue
         values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        if np.isinf(values).any():  # quantiles with infinities are NaN
+            raise ValueError(f"column {label!r} contains infinite values; replace them with NaN "
+                             "(missing) or finite values.")
         present = np.unique(values[~np.isnan(values)])  # sorted distinct values
         n_distinct = len(present) + bool(np.isnan(values).any())
         k = counts(label)
         if k is not None and 2 * n_distinct > k and len(present):
             try:
                 # pandas.qcut itself, not np.quantile: its edges are the
-                # paper code's to the last bit.
-                _, edges = pd.qcut(values, k // 2, retbins=True, duplicates="drop")
+                # paper code's to the last bit. labels=False: the same edges,
+                # without formatting interval labels (half of qcut's time).
+                _, edges = pd.qcut(values, k // 2, labels=False, retbins=True, duplicates="drop")
             except ValueError as error:  # e.g. values near the smallest float
                 raise ValueError(f"column {label!r}: pandas.qcut cannot cut it into "
                                  f"{k // 2} quantiles ({error}).") from error
