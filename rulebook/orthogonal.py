@@ -36,13 +36,12 @@ References
    & Mathematics with Applications 50, 1069-1075 ("twice is enough").
 """
 
-import heapq
-import itertools
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
+from . import _orthogonal_bnb_kernels as bnb_kernels
 from . import _orthogonal_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
 from .search import SearchResult
@@ -315,19 +314,6 @@ def greedy_search(problem):
     return beam_search(problem, 1)
 
 
-class _Expansion:
-    """A node whose refinements are generated lazily, best value first."""
-
-    __slots__ = ("bound", "next", "node", "order")
-
-    def __init__(self, node, bound, values):
-        flat = values.ravel()
-        valid = np.flatnonzero(np.isfinite(flat))
-        self.node, self.bound = node, bound
-        self.order = valid[np.argsort(-flat[valid], kind="stable")]
-        self.next = 0
-
-
 def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     """Best-first branch and bound over conjunctions (Algorithm 2, ``w = inf``).
 
@@ -360,6 +346,12 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
         Most node expansions; the best query found so far is returned
         when it is reached (``stats["budget_exhausted"]``).
 
+    Notes
+    -----
+    The loop runs compiled (:mod:`rulebook._orthogonal_bnb_kernels`); its
+    pure-Python twin, ``tests/naive.py::orthogonal_branch_and_bound``, is
+    the reference it is tested against.
+
     Returns
     -------
     SearchResult
@@ -370,70 +362,35 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     base = problem.base
     rows = base.rows
     order = rows[np.argsort(problem.W[rows, kernels.G], kind="stable")]
-    root = _Node((), rows, problem.value(rows), problem.histograms(rows))
-    best = root
-    queue, counter, seen = [], itertools.count(), {_key(rows): [(0, 0)]}
-    stats = {"n_nodes": 0, "n_pruned": 0, "n_refinements": 0, "budget_exhausted": False}
-    limit = _depth_limit(problem)
-
-    def expand(node):
-        if len(node.conditions) >= limit or len(node.rows) <= 1:
-            return
-        bnd = np.inf if bound == "none" else problem.prefix_bound(node.rows, order)
-        if not bnd > best.value:
-            stats["n_pruned"] += 1
-            return
-        stats["n_nodes"] += 1
-        values = problem.values(node.histograms(problem), len(node.rows))
-        if node.conditions:  # tail augmentation: features >= the last one
-            values[:node.conditions[-1][0]] = -np.inf
-        stats["n_refinements"] += int(np.isfinite(values).sum())
-        expansion = _Expansion(node, bnd, values)
-        _push(queue, expansion, values, counter)
-
-    expand(root)
-    while queue:
-        if max_nodes is not None and stats["n_nodes"] >= max_nodes:
-            stats["budget_exhausted"] = True
-            break
-        _, _, _, expansion, values = heapq.heappop(queue)
-        if not expansion.bound > best.value:
-            stats["n_pruned"] += 1 + len(expansion.order) - expansion.next
-            continue
-        k = expansion.order[expansion.next]
-        expansion.next += 1
-        _push(queue, expansion, values, counter)
-        child = _child(problem, expansion.node, k, values.ravel()[k])
-        if _dominated(seen, child):
-            continue
-        if child.value > best.value:
-            best = child
-        expand(child)
-    return SearchResult(best.conditions, best.value, best.rows, stats)
+    stats = np.zeros(4, np.int64)
+    value, conditions = bnb_kernels.branch_and_bound(
+        base.X_binned, rows, problem.W, base.n_bins, base.is_nominal, problem.code,
+        base.n_total, float(base.reg_lambda), problem.epsilon, problem._scale, order,
+        problem.value(rows), bound != "none", _as_int(_depth_limit(problem)),
+        _as_int(max_nodes), _row_keys(len(problem.W)), stats)
+    conditions = tuple((int(f), int(o), int(b)) for f, o, b in conditions)
+    extent = rows
+    for condition in conditions:
+        extent = base.refine(extent, condition)
+    return SearchResult(conditions, float(value), extent,
+                        {"n_nodes": int(stats[bnb_kernels.N_NODES]),
+                         "n_pruned": int(stats[bnb_kernels.N_PRUNED]),
+                         "n_refinements": int(stats[bnb_kernels.N_REFINEMENTS]),
+                         "budget_exhausted": bool(stats[bnb_kernels.BUDGET_EXHAUSTED])})
 
 
-def _dominated(seen, node):
-    """Whether a node with the same extent, whose subtree contains this
-    node's, was already reached; records the node otherwise.
-
-    A node's subtree is its extent refined by conditions on features at or
-    after its last condition's feature, up to the length limit; so an
-    earlier node with the same extent, a last feature no later and no more
-    conditions covers it. Deduplicating on the extent alone would lose
-    queries (a later path may allow earlier features).
-    """
-    last, depth = node.conditions[-1][0], len(node.conditions)
-    entries = seen.setdefault(_key(node.rows), [])
-    if any(f <= last and d <= depth for f, d in entries):
-        return True
-    entries.append((last, depth))
-    return False
+# Stands for "no limit" in the kernel's integer arguments.
+_UNLIMITED = np.iinfo(np.int64).max
 
 
-def _push(queue, expansion, values, counter):
-    if expansion.next < len(expansion.order):
-        value = values.ravel()[expansion.order[expansion.next]]
-        heapq.heappush(queue, (-expansion.bound, -value, next(counter), expansion, values))
+def _as_int(limit):
+    return _UNLIMITED if limit is None or limit == np.inf else int(limit)
+
+
+def _row_keys(n):
+    """Random 64-bit Zobrist keys of the rows (fixed seed: reproducible)."""
+    return np.random.default_rng(0).integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max,
+                                             size=n, dtype=np.int64)
 
 
 @dataclass(frozen=True)
