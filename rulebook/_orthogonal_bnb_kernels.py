@@ -39,7 +39,7 @@ from numba import types
 from numba.typed import Dict
 
 from ._config import jit
-from ._orthogonal_kernels import (ORTHOGONAL, build_channel_histograms_serial, prefix_values,
+from ._orthogonal_kernels import (N, ORTHOGONAL, build_channel_histograms_serial, prefix_values,
                                   scan_all_serial)
 from ._search_kernels import EQ, GT, LE, NE, split_rows
 
@@ -270,15 +270,25 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 bounds = _grow_float(bounds, n_exp)
                 hist_pool = _grow_float(hist_pool, n_exp * hsize)
                 hist = hist_pool[e * hsize:(e + 1) * hsize].reshape((n_features, width, W.shape[1]))
-                if parent >= 0 and n_removed < n_kept:
-                    build_channel_histograms_serial(X_binned, removed[:n_removed], W, tmp_hist)
-                    parent_hist = hist_pool[parent * hsize:(parent + 1) * hsize]
-                    hist[:] = parent_hist.reshape((n_features, width, W.shape[1])) - tmp_hist
-                else:
-                    build_channel_histograms_serial(X_binned, kept[:n_kept], W, hist)
-                scan_all_serial(hist, n_bins, is_nominal, code, n_total, reg_lambda, epsilon,
-                                float(n_kept), values)
+                # Tail augmentation: this node and its descendants refine
+                # only on features >= its last one; the others' histograms
+                # are never read.
                 last = condition[0] if depth > 0 else 0
+                if parent >= 0 and n_removed < n_kept:
+                    build_channel_histograms_serial(X_binned[:, last:], removed[:n_removed], W,
+                                                    tmp_hist[last:])
+                    parent_hist = hist_pool[parent * hsize:(parent + 1) * hsize].reshape(
+                        (n_features, width, W.shape[1]))
+                    hist[last:] = parent_hist[last:] - tmp_hist[last:]
+                else:
+                    build_channel_histograms_serial(X_binned[:, last:], kept[:n_kept], W, hist[last:])
+                # Strict sub-extents have fewer rows (the N channel: an atom
+                # counts its rows) than the node.
+                n_rows = 0.0
+                for i in range(n_kept):
+                    n_rows += W[kept[i], N]
+                scan_all_serial(hist[last:], n_bins[last:], is_nominal[last:], code, n_total,
+                                reg_lambda, epsilon, n_rows, values[last:])
                 refinements, sorted_values = _refinement_order(_snap(values, code, scale), last,
                                                                n_features, width)
                 n_ref = refinements.shape[0]

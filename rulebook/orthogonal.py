@@ -361,13 +361,16 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     """
     base = problem.base
     rows = base.rows
-    order = rows[np.argsort(problem.W[rows, kernels.G], kind="stable")]
+    X_atoms, W_atoms = _atoms(problem)
+    # Atoms in the order of their mean projected gradient (the rows' order
+    # of Algorithm 2 when every atom is one row of unit weight).
+    order = np.argsort(W_atoms[:, kernels.G] / W_atoms[:, kernels.C], kind="stable")
     stats = np.zeros(4, np.int64)
     value, conditions = bnb_kernels.branch_and_bound(
-        base.X_binned, rows, problem.W, base.n_bins, base.is_nominal, problem.code,
+        X_atoms, np.arange(len(W_atoms)), W_atoms, base.n_bins, base.is_nominal, problem.code,
         base.n_total, float(base.reg_lambda), problem.epsilon, problem._scale, order,
         problem.value(rows), bound != "none", _as_int(_depth_limit(problem)),
-        _as_int(max_nodes), _row_keys(len(problem.W)), stats)
+        _as_int(max_nodes), _row_keys(len(W_atoms)), stats)
     conditions = tuple((int(f), int(o), int(b)) for f, o, b in conditions)
     extent = rows
     for condition in conditions:
@@ -377,6 +380,34 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
                          "n_pruned": int(stats[bnb_kernels.N_PRUNED]),
                          "n_refinements": int(stats[bnb_kernels.N_REFINEMENTS]),
                          "budget_exhausted": bool(stats[bnb_kernels.BUDGET_EXHAUSTED])})
+
+
+def _atoms(problem):
+    """Rows with equal bins on every feature merged into atoms.
+
+    Every extent is a union of atoms and every channel is a sum over rows,
+    so an extent's channel sums, hence its objective value, are those of
+    its atoms (as :mod:`rulebook._atoms` does for the optimal learner).
+    Atoms are numbered by their first row, so without duplicate rows they
+    are the rows, in order.
+
+    Returns
+    -------
+    X_atoms : ndarray of shape (n_atoms, n_features), uint16, F-order
+    W_atoms : ndarray of shape (n_atoms, 4 + K), float64
+        Channel sums per atom (``N``: its row count).
+    """
+    rows = problem.base.rows
+    _, first, inverse = np.unique(problem.base.X_binned[rows], axis=0, return_index=True,
+                                  return_inverse=True)
+    by_first = np.empty(len(first), np.intp)
+    by_first[np.argsort(first, kind="stable")] = np.arange(len(first))
+    atom = by_first[inverse.reshape(-1)]
+    W = problem.W[rows]
+    W_atoms = np.empty((len(first), W.shape[1]))
+    for k in range(W.shape[1]):
+        W_atoms[:, k] = np.bincount(atom, weights=W[:, k], minlength=len(first))
+    return np.asfortranarray(problem.base.X_binned[rows[np.sort(first)]]), W_atoms
 
 
 # Stands for "no limit" in the kernel's integer arguments.
