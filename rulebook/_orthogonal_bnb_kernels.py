@@ -95,19 +95,16 @@ def _key(rows, row_keys):
     return h ^ (np.int64(rows.shape[0]) * _MIX)
 
 
-def _prefix_bound(W, order, mask, sigma, buf, epsilon, code, scale):
-    # The prefix-greedy bound (ChannelProblem.prefix_bound): the rows with
-    # mask set, in the gradient order, and its reverse.
-    m = 0
-    for i in range(order.shape[0]):
-        if mask[order[i]]:
-            sigma[m] = order[i]
-            m += 1
+def _prefix_bound(W, sigma, buf, epsilon, code, scale):
+    # The prefix-greedy bound (ChannelProblem.prefix_bound): best prefix of
+    # the extent sigma, whose rows are numbered in the gradient order, and
+    # of its reverse. buf: scratch, at least as long as sigma.
+    m = sigma.shape[0]
     if m == 0:
         return 0.0
-    prefix_values(W, sigma[:m], epsilon, buf[:m])
+    prefix_values(W, sigma, epsilon, buf[:m])
     best = buf[:m].max()
-    prefix_values(W, sigma[:m][::-1].copy(), epsilon, buf[:m])
+    prefix_values(W, sigma[::-1].copy(), epsilon, buf[:m])
     out = np.empty(1)
     out[0] = max(best, buf[:m].max())
     return _snap(out, code, scale)[0]
@@ -217,12 +214,14 @@ def _conditions(ei, best_parent, best_condition, best_depth):
 
 
 def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_lambda, epsilon,
-                      scale, order, root_value, use_bound, max_depth, max_nodes, row_keys, stats):
+                      scale, root_value, use_bound, max_depth, max_nodes, row_keys, stats):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
     #     W (n, K') channels; n_bins (d,) int64; is_nominal (d,) bool;
     #     code int; n_total, reg_lambda, epsilon float; scale float, the
-    #     snapping scale (sum |G| over rows); order (m,) intp, rows by
-    #     ascending G; root_value float (snapped); use_bound bool;
+    #     snapping scale (sum |G| over rows); rows must be numbered in
+    #     the order of the prefix-greedy bound (ascending G / C), so that
+    #     every extent, kept ascending, is already in that order (as in
+    #     _bnb_kernels); root_value float (snapped); use_bound bool;
     #     max_depth, max_nodes int (huge: unlimited); row_keys (n,) int64
     #     random Zobrist keys.
     # OUT: stats (4,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
@@ -243,7 +242,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     n_entries, n_exp, n_rows_used, n_order_used, heap_size, counter = 0, 0, 0, 0, 0, 0
     _, entries, n_entries = _dominated(seen, entries, n_entries, _key(rows, row_keys), 0, 0)
     kept, removed = np.empty(m, np.intp), np.empty(m, np.intp)
-    sigma, buf, mask = np.empty(m, np.intp), np.empty(m), np.zeros(W.shape[0], np.bool_)
+    buf = np.empty(m)
     tmp_hist = np.empty((n_features, width, W.shape[1]))
     values = np.empty((n_features, 2 * width))
     stats[:] = 0
@@ -257,9 +256,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         if have_node and depth < max_depth and n_kept > 1:
             bnd = np.inf
             if use_bound:
-                mask[kept[:n_kept]] = True
-                bnd = _prefix_bound(W, order, mask, sigma, buf, epsilon, code, scale)
-                mask[kept[:n_kept]] = False
+                bnd = _prefix_bound(W, kept[:n_kept], buf, epsilon, code, scale)
             if not bnd > best_value:
                 stats[N_PRUNED] += 1
             else:

@@ -362,13 +362,10 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     base = problem.base
     rows = base.rows
     X_atoms, W_atoms = _atoms(problem)
-    # Atoms in the order of their mean projected gradient (the rows' order
-    # of Algorithm 2 when every atom is one row of unit weight).
-    order = np.argsort(W_atoms[:, kernels.G] / W_atoms[:, kernels.C], kind="stable")
     stats = np.zeros(4, np.int64)
     value, conditions = bnb_kernels.branch_and_bound(
         X_atoms, np.arange(len(W_atoms)), W_atoms, base.n_bins, base.is_nominal, problem.code,
-        base.n_total, float(base.reg_lambda), problem.epsilon, problem._scale, order,
+        base.n_total, float(base.reg_lambda), problem.epsilon, problem._scale,
         problem.value(rows), bound != "none", _as_int(_depth_limit(problem)),
         _as_int(max_nodes), _row_keys(len(W_atoms)), stats)
     conditions = tuple((int(f), int(o), int(b)) for f, o, b in conditions)
@@ -388,8 +385,8 @@ def _atoms(problem):
     Every extent is a union of atoms and every channel is a sum over rows,
     so an extent's channel sums, hence its objective value, are those of
     its atoms (as :mod:`rulebook._atoms` does for the optimal learner).
-    Atoms are numbered by their first row, so without duplicate rows they
-    are the rows, in order.
+    Atoms are numbered in the order of the prefix-greedy bound (see
+    :func:`branch_and_bound`).
 
     Returns
     -------
@@ -400,14 +397,16 @@ def _atoms(problem):
     rows = problem.base.rows
     _, first, inverse = np.unique(problem.base.X_binned[rows], axis=0, return_index=True,
                                   return_inverse=True)
-    by_first = np.empty(len(first), np.intp)
-    by_first[np.argsort(first, kind="stable")] = np.arange(len(first))
-    atom = by_first[inverse.reshape(-1)]
+    inverse = inverse.reshape(-1)
     W = problem.W[rows]
     W_atoms = np.empty((len(first), W.shape[1]))
     for k in range(W.shape[1]):
-        W_atoms[:, k] = np.bincount(atom, weights=W[:, k], minlength=len(first))
-    return np.asfortranarray(problem.base.X_binned[rows[np.sort(first)]]), W_atoms
+        W_atoms[:, k] = np.bincount(inverse, weights=W[:, k], minlength=len(first))
+    # Number the atoms in the bound's order: ascending mean projected
+    # gradient, ties by first row (Algorithm 2 sorts the rows by g_perp).
+    order = np.lexsort((first, W_atoms[:, kernels.G] / W_atoms[:, kernels.C]))
+    return (np.asfortranarray(problem.base.X_binned[rows[first[order]]]),
+            np.ascontiguousarray(W_atoms[order]))
 
 
 # Stands for "no limit" in the kernel's integer arguments.
