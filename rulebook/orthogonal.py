@@ -78,7 +78,8 @@ class OrthogonalBasis:
     def __init__(self, sample_weight, capacity, intercept=True):
         self.sample_weight = np.asarray(sample_weight, dtype=np.float64)
         n = len(self.sample_weight)
-        self._O = np.zeros((n, capacity + 1))
+        # F-order: the slices O[:, :size] used in every product are contiguous.
+        self._O = np.zeros((n, capacity + 1), order="F")
         self.size = 0
         if intercept:
             self.add(np.ones(n))
@@ -103,7 +104,7 @@ class OrthogonalBasis:
         norm = float(np.sqrt(s @ (v * v)))
         if norm * norm > kernels.REDUNDANT * norm_q * norm_q:
             if self.size == self._O.shape[1]:
-                self._O = np.hstack([self._O, np.zeros_like(self._O)])
+                self._O = np.asfortranarray(np.hstack([self._O, np.zeros_like(self._O)]))
             self._O[:, self.size] = v / norm
             self.size += 1
         return norm
@@ -395,8 +396,8 @@ def _atoms(problem):
         Channel sums per atom (``N``: its row count).
     """
     rows = problem.base.rows
-    _, first, inverse = np.unique(problem.base.X_binned[rows], axis=0, return_index=True,
-                                  return_inverse=True)
+    codes = _row_codes(problem.base.X_binned[rows], problem.base.n_bins)
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     W = problem.W[rows]
     W_atoms = np.empty((len(first), W.shape[1]))
@@ -407,6 +408,25 @@ def _atoms(problem):
     order = np.lexsort((first, W_atoms[:, kernels.G] / W_atoms[:, kernels.C]))
     return (np.asfortranarray(problem.base.X_binned[rows[first[order]]]),
             np.ascontiguousarray(W_atoms[order]))
+
+
+def _row_codes(X, n_bins):
+    """An int64 per row of ``X``, equal exactly when the binned rows are.
+
+    Mixed radix over the features (bin codes ``0..n_bins[j]``, the last
+    the missing bin); when the next radix would overflow, the codes so far
+    are renumbered densely first. Sorting one int64 array is much faster
+    than ``np.unique(X, axis=0)`` (1.1 s of a 2.7 s fit on suicide_rates).
+    """
+    codes, radix = np.zeros(len(X), np.int64), 1
+    for j in range(X.shape[1]):
+        base = int(n_bins[j]) + 1
+        if radix > 2**62 // base:
+            codes = np.unique(codes, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            radix = int(codes.max()) + 1
+        codes += X[:, j].astype(np.int64) * radix
+        radix *= base
+    return codes
 
 
 # Stands for "no limit" in the kernel's integer arguments.
