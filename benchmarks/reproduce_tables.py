@@ -72,9 +72,9 @@ YANG_MAX_COMPLEXITY = 50  # Yang et al., Section 4: complexity up to 50
 YANG_RULES = YANG_MAX_COMPLEXITY // 2
 GREEDY_REG_LAMBDA = 0.001  # shared/datasets/README.md: "Greedy learner lambda=0.001"
 DEFAULT_TIME_LIMIT = 2.0   # seconds per optimal/orthogonal boosting round
-# The orthogonal learner's search: Yang et al.'s main method, COB, is branch
-# and bound (their Table 5 column COB_B).
-ORTHOGONAL_SEARCH = "branch_and_bound"
+# The orthogonal learner's search: None keeps the preset's (branch and bound
+# with a node budget, Yang et al.'s COB_B; see OrthogonalLearner).
+ORTHOGONAL_SEARCH = None
 QUICK = {"datasets": ["iris", "diabetes"], "splits": 2, "boley_rules": 3, "yang_rules": 4}
 
 # Settings of datasets that are generated, not loaded (shared/datasets/README.md).
@@ -540,8 +540,8 @@ def parse_args(argv=None):
                         help="seconds per optimal/orthogonal boosting round; a round it stops "
                              f"is not certified optimal (default {DEFAULT_TIME_LIMIT}; 0: none)")
     parser.add_argument("--orthogonal-search", choices=("greedy", "beam", "branch_and_bound"),
-                        default=ORTHOGONAL_SEARCH, help="search of the orthogonal learner (default "
-                        f"{ORTHOGONAL_SEARCH}: Yang et al.'s COB_B; greedy is their COB_G)")
+                        default=ORTHOGONAL_SEARCH, help="search of the orthogonal learner (default: the "
+                        "preset's, branch_and_bound: Yang et al.'s COB_B; greedy is their COB_G)")
     parser.add_argument("--orthogonal-options", nargs="+", default=[], metavar="FIELD=VALUE",
                         help="further fields of the orthogonal learner, e.g. max_nodes=500 "
                         "bound=none (default: the learner's own)")

@@ -497,11 +497,11 @@ class OrthogonalLearner:
     3
     """
 
-    strategy: str = "beam"
+    strategy: str = "branch_and_bound"
     beam_width: int = 5
     epsilon: float = 1e-3
     bound: str = "prefix_greedy"
-    max_nodes: int = 2000
+    max_nodes: int = 300
 
     name = "orthogonal"
     objective = "orthogonal"
