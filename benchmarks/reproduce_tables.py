@@ -465,6 +465,46 @@ def yang_summary(curves, max_complexity=YANG_MAX_COMPLEXITY):
     return pd.DataFrame(rows)
 
 
+def orthogonal_targets(curves, max_complexity=YANG_MAX_COMPLEXITY):
+    """The issue's two targets for the orthogonal learner, per dataset.
+
+    Returns
+    -------
+    DataFrame
+        ``dataset``; ``optimal_time``, ``orthogonal_time`` (seconds of
+        fitting, summed over splits; evaluation not included) and their
+        ``time_ratio``; ``time_ok`` (ratio <= 3); ``risk_win`` (orthogonal
+        mean offset-normalised test risk over complexities
+        1..``max_complexity`` below both greedy's and optimal's).
+    """
+    summary = yang_summary(curves, max_complexity).set_index("dataset")
+    per_split = curves.groupby(["dataset", "learner", "split"]).fit_time.first()
+    times = per_split.groupby(["dataset", "learner"]).sum().unstack()
+    rows = []
+    for dataset in summary.index:
+        if not {"optimal", "orthogonal"} <= set(times.columns) or dataset not in times.index:
+            continue
+        optimal, orthogonal = times.loc[dataset, "optimal"], times.loc[dataset, "orthogonal"]
+        risk = summary.loc[dataset]
+        rows.append({"dataset": dataset, "optimal_time": optimal, "orthogonal_time": orthogonal,
+                     "time_ratio": orthogonal / optimal, "time_ok": orthogonal <= 3 * optimal,
+                     "risk_win": risk.orthogonal < min(risk.greedy, risk.optimal)})
+    return pd.DataFrame(rows)
+
+
+def format_targets(targets):
+    """One line per dataset and the two counts, as text."""
+    lines = [f"{'dataset':<20} {'optimal s':>9} {'orthogonal s':>12} {'ratio':>6}  risk below both"]
+    for row in targets.itertuples():
+        lines.append(f"{row.dataset:<20} {row.optimal_time:9.2f} {row.orthogonal_time:12.2f} "
+                     f"{row.time_ratio:6.2f}  {'yes' if row.risk_win else 'no'}")
+    n = len(targets)
+    lines.append(f"orthogonal fit time <= 3 x optimal on {int(targets.time_ok.sum())} of {n} "
+                 f"(target: >= 80%); orthogonal test risk below greedy and optimal on "
+                 f"{int(targets.risk_win.sum())} of {n} (target: most)")
+    return "\n".join(lines)
+
+
 def _mean_fit_time(frame, learner):
     times = frame.loc[frame.learner == learner].groupby("split").fit_time.first()
     return float(times.mean()) if len(times) else np.nan
@@ -712,6 +752,11 @@ def main(argv=None):
         boley, yang = write_results(args.out, all_curves, run_info)
     total = time.perf_counter() - start
     print_report(args, boley, yang, orthogonal_available, total)
+    if "yang" in args.tables and frames:
+        targets = orthogonal_targets(pd.concat(frames, ignore_index=True))
+        if len(targets):
+            print("\nTargets of the orthogonal learner (issue 4):")
+            print(format_targets(targets))
 
 
 def print_report(args, boley, yang, orthogonal_available, total):
