@@ -7,12 +7,13 @@ The whole search loop of :func:`rulebook.orthogonal.branch_and_bound`
 (histograms, scans, prefix values, row splits) at about 5% of its time: the
 rest was per-child Python overhead (node objects, ``heapq`` tuples, hashing
 of row arrays). This kernel makes the same decisions in the same order, on
-the same floating-point values, so it returns the same query and statistics
-(``tests/test_orthogonal_bnb.py`` compares it with the Python reference in
-``tests/naive.py``); the one difference is the duplicate check, which keys
-extents by a 64-bit Zobrist hash of their rows instead of Python's hash of
-the row bytes (both are exact up to a hash collision, probability about
-``N^2 / 2^64`` for ``N`` distinct extents).
+the same floating-point values: given rows numbered in the bound's order
+(the caller passes atoms, :func:`rulebook.orthogonal._atoms`), it returns
+the query and statistics of the Python reference ``tests/naive.py``
+(``tests/test_orthogonal_bnb.py``). The one difference is the duplicate
+check, which keys extents by a 64-bit Zobrist hash of their rows instead of
+Python's hash of the row bytes (both exact up to a hash collision,
+probability about ``N^2 / 2^64`` for ``N`` distinct extents).
 
 Layout
 ------
@@ -23,7 +24,10 @@ refinements sorted by value, best first, with a cursor ``next``. The queue
 is a binary heap of expansions keyed ``(-bound, -value of the next
 refinement, counter)``, as the Python reference's ``heapq`` tuples. A child
 is materialised (its rows split off the parent's) only when popped; its
-histograms are built only if it is expanded.
+histograms are built only if it is expanded, and only for the features its
+tail augmentations can use. Rows are numbered in the order of the
+prefix-greedy bound, so every extent, kept ascending, is already sorted for
+Algorithm 3 (the layout of :mod:`rulebook._bnb_kernels`).
 
 References
 ----------
@@ -39,8 +43,13 @@ from numba import types
 from numba.typed import Dict
 
 from ._config import jit
-from ._orthogonal_kernels import (N, ORTHOGONAL, build_channel_histograms_serial, prefix_values,
-                                  scan_all_serial)
+from ._orthogonal_kernels import (
+    ORTHOGONAL,
+    N,
+    build_channel_histograms_serial,
+    prefix_values,
+    scan_all_serial,
+)
 from ._search_kernels import EQ, GT, LE, NE, split_rows
 
 # Digits kept when snapping orthogonal values (orthogonal._TIE_DIGITS).

@@ -8,9 +8,14 @@ nominal feature ``==`` then ``!=`` by ascending category), so with exact
 (integer-valued) statistics the two agree on ties too.
 """
 
+import heapq
+import itertools
+
 import numpy as np
 
-from rulebook.objectives import objective_value, OBJECTIVES
+from rulebook import _orthogonal_kernels as orthogonal_kernels
+from rulebook.objectives import OBJECTIVES, objective_value
+from rulebook.orthogonal import _child, _depth_limit, _key, _Node
 
 LE, GT, EQ, NE = 0, 1, 2, 3
 NAMES = {v: k for k, v in OBJECTIVES.items()}
@@ -155,16 +160,7 @@ def all_values(X_binned, rows, n_bins, is_nominal, value_of):
     return out
 
 
-# --- Orthogonal branch and bound (reference of _orthogonal_bnb_kernels) ---
-import heapq  # noqa: E402
-import itertools  # noqa: E402
-
-from rulebook import _orthogonal_kernels as orthogonal_kernels  # noqa: E402
-from rulebook.orthogonal import _child, _depth_limit, _key, _Node  # noqa: E402
-
-kernels = orthogonal_kernels
-
-
+# -- orthogonal branch and bound (rulebook._orthogonal_bnb_kernels) ----------
 class _Expansion:
     """A node whose refinements are generated lazily, best value first."""
 
@@ -188,7 +184,7 @@ def orthogonal_branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     """
     base = problem.base
     rows = base.rows
-    order = rows[np.argsort(problem.W[rows, kernels.G], kind="stable")]
+    order = rows[np.argsort(problem.W[rows, orthogonal_kernels.G], kind="stable")]
     root = _Node((), rows, problem.value(rows), problem.histograms(rows))
     best = root
     queue, counter, seen = [], itertools.count(), {_key(rows): [(0, 0)]}

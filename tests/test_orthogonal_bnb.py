@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 
 from rulebook import _orthogonal_bnb_kernels as bnb
 from rulebook import _orthogonal_kernels as kernels
-from rulebook.orthogonal import ChannelProblem, OrthogonalBasis, _atoms, branch_and_bound
+from rulebook.orthogonal import (
+    ChannelProblem,
+    OrthogonalBasis,
+    _atoms,
+    branch_and_bound,
+)
 from rulebook.search import SearchProblem
 
 
