@@ -26,6 +26,7 @@ See benchmarks/README.md for the settings and how they differ from the papers'.
 """
 
 import argparse
+import ast
 import dataclasses
 import datetime
 import json
@@ -71,9 +72,9 @@ YANG_MAX_COMPLEXITY = 50  # Yang et al., Section 4: complexity up to 50
 YANG_RULES = YANG_MAX_COMPLEXITY // 2
 GREEDY_REG_LAMBDA = 0.001  # shared/datasets/README.md: "Greedy learner lambda=0.001"
 DEFAULT_TIME_LIMIT = 2.0   # seconds per optimal/orthogonal boosting round
-# The orthogonal learner's search: Yang et al.'s main method, COB, is branch
-# and bound (their Table 5 column COB_B).
-ORTHOGONAL_SEARCH = "branch_and_bound"
+# The orthogonal learner's search: None keeps the preset's (branch and bound
+# with a node budget, Yang et al.'s COB_B; see OrthogonalLearner).
+ORTHOGONAL_SEARCH = None
 QUICK = {"datasets": ["iris", "diabetes"], "splits": 2, "boley_rules": 3, "yang_rules": 4}
 
 # Settings of datasets that are generated, not loaded (shared/datasets/README.md).
@@ -185,7 +186,7 @@ def _estimator_takes(parameter):
     return parameter in RuleBoostingRegressor().get_params()
 
 
-def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH):
+def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH, options=None):
     """The registered orthogonal learner, or None while it does not exist.
 
     Parameters
@@ -197,6 +198,9 @@ def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH):
         ``"branch_and_bound"``) if it has that option; None keeps the
         learner's default. Yang et al.'s COB_B is branch and bound, COB_G
         greedy.
+    options : dict or None
+        Further fields of the learner to set (e.g. ``{"max_nodes": 500}``);
+        the learner's defaults otherwise.
     """
     try:
         learner = get_learner("orthogonal")
@@ -208,11 +212,12 @@ def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH):
         updates["time_limit"] = time_limit
     if strategy is not None and "strategy" in fields:
         updates["strategy"] = strategy
+    updates.update(options or {})
     return dataclasses.replace(learner, **updates) if updates else learner
 
 
 def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
-                  orthogonal_search=ORTHOGONAL_SEARCH):
+                  orthogonal_search=ORTHOGONAL_SEARCH, orthogonal_options=None):
     """Unfitted estimators, by learner name, for one dataset.
 
     Parameters
@@ -228,6 +233,8 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
     orthogonal_search : str or None, default=ORTHOGONAL_SEARCH
         Search strategy of the orthogonal learner (see
         :func:`orthogonal_learner`).
+    orthogonal_options : dict or None
+        Further fields of the orthogonal learner (see :func:`orthogonal_learner`).
 
     Returns
     -------
@@ -259,7 +266,7 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
         learners["optimal"] = Boosting(learner=OptimalLearner(time_limit=time_limit),
                                        reg_lambda=settings.reg_lambda,
                                        **binning_params(settings, "optimal"), **common)
-    orthogonal = orthogonal_learner(time_limit, orthogonal_search) if "orthogonal" in names else None
+    orthogonal = orthogonal_learner(time_limit, orthogonal_search, orthogonal_options) if "orthogonal" in names else None
     if orthogonal is not None:
         learners["orthogonal"] = Boosting(learner=orthogonal, reg_lambda=settings.reg_lambda,
                                           **binning_params(settings, "orthogonal"), **common)
@@ -268,7 +275,7 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
 
 def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rules=BOLEY_RULES,
                 yang_rules=YANG_RULES, time_limit=DEFAULT_TIME_LIMIT, orthogonal_search=ORTHOGONAL_SEARCH,
-                data_home=SHARED, random_state=0, log=print):
+                orthogonal_options=None, data_home=SHARED, random_state=0, log=print):
     """Curves of every learner on one dataset: one row per learner, split and model size.
 
     RuleFit is fitted with ``max_rules=boley_rules``; the boosting learners
@@ -289,6 +296,8 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
         Per boosting round of the optimal and orthogonal learners.
     orthogonal_search : str or None
         Search strategy of the orthogonal learner.
+    orthogonal_options : dict or None
+        Further fields of the orthogonal learner.
     data_home : path
     random_state : int
         Seeds the splits (and RuleFit).
@@ -317,7 +326,7 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
             raise ValueError(f"{label} must be an int >= 1; got {value!r}.")
     settings = dataset_settings(name)
     wanted = [n for n in learners if any(n in PROTOCOL_LEARNERS[t] for t in tables)]
-    estimators = make_learners(settings, wanted, time_limit, orthogonal_search)
+    estimators = make_learners(settings, wanted, time_limit, orthogonal_search, orthogonal_options)
     X, y = load(name, data_home)
     rounds = max(boley_rules if "boley" in tables else 0, yang_rules if "yang" in tables else 0)
     frames = []
@@ -456,6 +465,46 @@ def yang_summary(curves, max_complexity=YANG_MAX_COMPLEXITY):
     return pd.DataFrame(rows)
 
 
+def orthogonal_targets(curves, max_complexity=YANG_MAX_COMPLEXITY):
+    """The issue's two targets for the orthogonal learner, per dataset.
+
+    Returns
+    -------
+    DataFrame
+        ``dataset``; ``optimal_time``, ``orthogonal_time`` (seconds of
+        fitting, summed over splits; evaluation not included) and their
+        ``time_ratio``; ``time_ok`` (ratio <= 3); ``risk_win`` (orthogonal
+        mean offset-normalised test risk over complexities
+        1..``max_complexity`` below both greedy's and optimal's).
+    """
+    summary = yang_summary(curves, max_complexity).set_index("dataset")
+    per_split = curves.groupby(["dataset", "learner", "split"]).fit_time.first()
+    times = per_split.groupby(["dataset", "learner"]).sum().unstack()
+    rows = []
+    for dataset in summary.index:
+        if not {"optimal", "orthogonal"} <= set(times.columns) or dataset not in times.index:
+            continue
+        optimal, orthogonal = times.loc[dataset, "optimal"], times.loc[dataset, "orthogonal"]
+        risk = summary.loc[dataset]
+        rows.append({"dataset": dataset, "optimal_time": optimal, "orthogonal_time": orthogonal,
+                     "time_ratio": orthogonal / optimal, "time_ok": orthogonal <= 3 * optimal,
+                     "risk_win": risk.orthogonal < min(risk.greedy, risk.optimal)})
+    return pd.DataFrame(rows)
+
+
+def format_targets(targets):
+    """One line per dataset and the two counts, as text."""
+    lines = [f"{'dataset':<20} {'optimal s':>9} {'orthogonal s':>12} {'ratio':>6}  risk below both"]
+    for row in targets.itertuples():
+        lines.append(f"{row.dataset:<20} {row.optimal_time:9.2f} {row.orthogonal_time:12.2f} "
+                     f"{row.time_ratio:6.2f}  {'yes' if row.risk_win else 'no'}")
+    n = len(targets)
+    lines.append(f"orthogonal fit time <= 3 x optimal on {int(targets.time_ok.sum())} of {n} "
+                 f"(target: >= 80%); orthogonal test risk below greedy and optimal on "
+                 f"{int(targets.risk_win.sum())} of {n} (target: most)")
+    return "\n".join(lines)
+
+
 def _mean_fit_time(frame, learner):
     times = frame.loc[frame.learner == learner].groupby("split").fit_time.first()
     return float(times.mean()) if len(times) else np.nan
@@ -531,8 +580,11 @@ def parse_args(argv=None):
                         help="seconds per optimal/orthogonal boosting round; a round it stops "
                              f"is not certified optimal (default {DEFAULT_TIME_LIMIT}; 0: none)")
     parser.add_argument("--orthogonal-search", choices=("greedy", "beam", "branch_and_bound"),
-                        default=ORTHOGONAL_SEARCH, help="search of the orthogonal learner (default "
-                        f"{ORTHOGONAL_SEARCH}: Yang et al.'s COB_B; greedy is their COB_G)")
+                        default=ORTHOGONAL_SEARCH, help="search of the orthogonal learner (default: the "
+                        "preset's, branch_and_bound: Yang et al.'s COB_B; greedy is their COB_G)")
+    parser.add_argument("--orthogonal-options", nargs="+", default=[], metavar="FIELD=VALUE",
+                        help="further fields of the orthogonal learner, e.g. max_nodes=500 "
+                        "bound=none (default: the learner's own)")
     parser.add_argument("--boley-rules", type=int, default=BOLEY_RULES)
     parser.add_argument("--yang-rules", type=int, default=YANG_RULES,
                         help=f"boosting rounds for the Yang protocol (default {YANG_RULES}, "
@@ -556,12 +608,27 @@ def parse_args(argv=None):
         parser.error("--time-limit must be >= 0 (0: no limit)")
     args.tables = TABLES if args.table == "both" else (args.table,)
     args.datasets = args.datasets or default_datasets(args.tables)
+    try:
+        args.orthogonal_options = dict(_parse_option(item) for item in args.orthogonal_options)
+    except ValueError as error:
+        parser.error(str(error))
     for name in args.datasets:
         try:
             dataset_settings(name)
         except ValueError as error:
             parser.error(str(error))
     return args
+
+
+def _parse_option(item):
+    """``"max_nodes=500"`` to ``("max_nodes", 500)`` (values as Python literals)."""
+    field, sep, value = item.partition("=")
+    if not sep or not field:
+        raise ValueError(f"--orthogonal-options takes FIELD=VALUE items; got {item!r}.")
+    try:
+        return field, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return field, value  # a bare word such as none: a string
 
 
 def warm_up(name, learners, data_home=SHARED):
@@ -621,7 +688,8 @@ def main(argv=None):
     print(f"tables: {', '.join(args.tables)}; {len(args.datasets)} datasets; {args.splits} splits; "
           f"rules: {args.boley_rules} (Boley), {args.yang_rules} (Yang); time limit per optimal round: "
           f"{time_limit or 'none'} s; binning: {binning_mode}; greedy lambda={GREEDY_REG_LAMBDA}; "
-          f"orthogonal search: {args.orthogonal_search}")
+          f"orthogonal search: {args.orthogonal_search or 'preset'} "
+          f"{orthogonal_learner(None, args.orthogonal_search, args.orthogonal_options)}")
     if not orthogonal_available:
         print("orthogonal: not available (no learner registered as 'orthogonal')")
     if time_limit:
@@ -645,6 +713,7 @@ def main(argv=None):
         "boley_rules": args.boley_rules, "yang_rules": args.yang_rules, "time_limit": time_limit,
         "greedy_reg_lambda": GREEDY_REG_LAMBDA, "binning": binning_mode,
         "orthogonal_available": orthogonal_available, "orthogonal_search": args.orthogonal_search,
+        "orthogonal_options": args.orthogonal_options,
         "rulebook": rulebook.__version__,
         "commit": _git_commit(), "cpus": os.cpu_count(),
         "numba_threads": os.environ.get("NUMBA_NUM_THREADS"), "seed": args.seed,
@@ -669,6 +738,7 @@ def main(argv=None):
             curves = run_dataset(name, tables=args.tables, learners=args.learners, n_splits=args.splits,
                                  boley_rules=args.boley_rules, yang_rules=args.yang_rules,
                                  time_limit=time_limit, orthogonal_search=args.orthogonal_search,
+                                 orthogonal_options=args.orthogonal_options,
                                  data_home=args.data_home,
                                  random_state=args.seed, log=lambda line: print(line, flush=True))
         except (OSError, ValueError) as error:
@@ -682,6 +752,11 @@ def main(argv=None):
         boley, yang = write_results(args.out, all_curves, run_info)
     total = time.perf_counter() - start
     print_report(args, boley, yang, orthogonal_available, total)
+    if "yang" in args.tables and frames:
+        targets = orthogonal_targets(pd.concat(frames, ignore_index=True))
+        if len(targets):
+            print("\nTargets of the orthogonal learner (issue 4):")
+            print(format_targets(targets))
 
 
 def print_report(args, boley, yang, orthogonal_available, total):

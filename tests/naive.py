@@ -8,9 +8,14 @@ nominal feature ``==`` then ``!=`` by ascending category), so with exact
 (integer-valued) statistics the two agree on ties too.
 """
 
+import heapq
+import itertools
+
 import numpy as np
 
-from rulebook.objectives import objective_value, OBJECTIVES
+from rulebook import _orthogonal_kernels as orthogonal_kernels
+from rulebook.objectives import OBJECTIVES, objective_value
+from rulebook.orthogonal import _child, _depth_limit, _key, _Node
 
 LE, GT, EQ, NE = 0, 1, 2, 3
 NAMES = {v: k for k, v in OBJECTIVES.items()}
@@ -153,3 +158,96 @@ def all_values(X_binned, rows, n_bins, is_nominal, value_of):
         if 0 < len(sub) < len(rows):
             out[feature, p] = value_of(sub)
     return out
+
+
+# -- orthogonal branch and bound (rulebook._orthogonal_bnb_kernels) ----------
+class _Expansion:
+    """A node whose refinements are generated lazily, best value first."""
+
+    __slots__ = ("bound", "next", "node", "order")
+
+    def __init__(self, node, bound, values):
+        flat = values.ravel()
+        valid = np.flatnonzero(np.isfinite(flat))
+        self.node, self.bound = node, bound
+        self.order = valid[np.argsort(-flat[valid], kind="stable")]
+        self.next = 0
+
+
+def orthogonal_branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
+    """Pure-Python best-first branch and bound of the orthogonal search.
+
+    The reference of ``rulebook.orthogonal.branch_and_bound`` (compiled in
+    ``rulebook._orthogonal_bnb_kernels``): the implementation it replaced,
+    kept verbatim but for the hash of extents (Python's hash of the row
+    bytes here). Returns ``(conditions, value, rows, stats)``.
+    """
+    base = problem.base
+    rows = base.rows
+    order = rows[np.argsort(problem.W[rows, orthogonal_kernels.G], kind="stable")]
+    root = _Node((), rows, problem.value(rows), problem.histograms(rows))
+    best = root
+    queue, counter, seen = [], itertools.count(), {_key(rows): [(0, 0)]}
+    stats = {"n_nodes": 0, "n_pruned": 0, "n_refinements": 0, "budget_exhausted": False}
+    limit = _depth_limit(problem)
+
+    def expand(node):
+        if len(node.conditions) >= limit or len(node.rows) <= 1:
+            return
+        bnd = np.inf if bound == "none" else problem.prefix_bound(node.rows, order)
+        if not bnd > best.value:
+            stats["n_pruned"] += 1
+            return
+        stats["n_nodes"] += 1
+        values = problem.values(node.histograms(problem), len(node.rows))
+        if node.conditions:  # tail augmentation: features >= the last one
+            values[:node.conditions[-1][0]] = -np.inf
+        stats["n_refinements"] += int(np.isfinite(values).sum())
+        expansion = _Expansion(node, bnd, values)
+        _push(queue, expansion, values, counter)
+
+    expand(root)
+    while queue:
+        if max_nodes is not None and stats["n_nodes"] >= max_nodes:
+            stats["budget_exhausted"] = True
+            break
+        _, _, _, expansion, values = heapq.heappop(queue)
+        if not expansion.bound > best.value:
+            stats["n_pruned"] += 1 + len(expansion.order) - expansion.next
+            continue
+        k = expansion.order[expansion.next]
+        expansion.next += 1
+        _push(queue, expansion, values, counter)
+        child = _child(problem, expansion.node, k, values.ravel()[k])
+        if _dominated(seen, child):
+            continue
+        if child.value > best.value:
+            best = child
+        expand(child)
+    return best.conditions, best.value, best.rows, stats
+
+
+def _dominated(seen, node):
+    """Whether a node with the same extent, whose subtree contains this
+    node's, was already reached; records the node otherwise.
+
+    A node's subtree is its extent refined by conditions on features at or
+    after its last condition's feature, up to the length limit; so an
+    earlier node with the same extent, a last feature no later and no more
+    conditions covers it. Deduplicating on the extent alone would lose
+    queries (a later path may allow earlier features).
+    """
+    last, depth = node.conditions[-1][0], len(node.conditions)
+    entries = seen.setdefault(_key(node.rows), [])
+    if any(f <= last and d <= depth for f, d in entries):
+        return True
+    entries.append((last, depth))
+    return False
+
+
+def _push(queue, expansion, values, counter):
+    if expansion.next < len(expansion.order):
+        value = values.ravel()[expansion.order[expansion.next]]
+        heapq.heappush(queue, (-expansion.bound, -value, next(counter), expansion, values))
+
+

@@ -137,3 +137,27 @@ def test_command_line_run_writes_tables_and_merges(tmp_path, capsys):
     assert set(curves.dataset) == {"diabetes", "ships"}
     assert set(pd.read_csv(tmp_path / "yang.csv").dataset) == {"diabetes", "ships"}
     assert (curves.loc[curves.dataset == "ships", "metric"] == "poisson_deviance").all()
+
+
+def test_orthogonal_targets_compare_fit_times_and_risks(tiny):
+    targets = rt.orthogonal_targets(tiny)
+    assert targets.dataset.tolist() == ["diabetes"]
+    row = targets.iloc[0]
+    fit = tiny.groupby(["learner", "split"]).fit_time.first()
+    assert row.optimal_time == pytest.approx(fit["optimal"].sum())
+    assert row.time_ratio == pytest.approx(fit["orthogonal"].sum() / fit["optimal"].sum())
+    assert row.time_ok == (row.time_ratio <= 3)
+    risk = rt.yang_summary(tiny).iloc[0]
+    assert row.risk_win == (risk.orthogonal < min(risk.greedy, risk.optimal))
+    text = rt.format_targets(targets)
+    assert "diabetes" in text and "of 1 (target: >= 80%)" in text
+
+
+def test_orthogonal_options_parse_as_literals():
+    assert rt._parse_option("max_nodes=500") == ("max_nodes", 500)
+    assert rt._parse_option("bound=none") == ("bound", "none")
+    assert rt._parse_option("epsilon=0.1") == ("epsilon", 0.1)
+    with pytest.raises(ValueError, match="FIELD=VALUE"):
+        rt._parse_option("max_nodes")
+    learner = rt.orthogonal_learner(None, "beam", {"beam_width": 3})
+    assert learner.strategy == "beam" and learner.beam_width == 3

@@ -1,0 +1,372 @@
+"""Compiled best-first branch and bound of the orthogonal rule search.
+
+The whole search loop of :func:`rulebook.orthogonal.branch_and_bound`
+(Yang et al. 2024, Algorithm 2 with ``w = inf``) in one numba kernel,
+:func:`branch_and_bound`. Profiling the pure-Python loop on iris (25 rounds,
+2,000 expansions per round) showed the compiled kernels it called
+(histograms, scans, prefix values, row splits) at about 5% of its time: the
+rest was per-child Python overhead (node objects, ``heapq`` tuples, hashing
+of row arrays). This kernel makes the same decisions in the same order, on
+the same floating-point values: given rows numbered in the bound's order
+(the caller passes atoms, :func:`rulebook.orthogonal._atoms`), it returns
+the query and statistics of the Python reference ``tests/naive.py``
+(``tests/test_orthogonal_bnb.py``). The one difference is the duplicate
+check, which keys extents by a 64-bit Zobrist hash of their rows instead of
+Python's hash of the row bytes (both exact up to a hash collision,
+probability about ``N^2 / 2^64`` for ``N`` distinct extents).
+
+Layout
+------
+An *expansion* is an expanded node: its parent expansion, the condition it
+adds, its depth and bound, and in 1-d pools (grown by doubling) its rows,
+its channel histograms (kept for the children's subtraction trick) and its
+refinements sorted by value, best first, with a cursor ``next``. The queue
+is a binary heap of expansions keyed ``(-bound, -value of the next
+refinement, counter)``, as the Python reference's ``heapq`` tuples. A child
+is materialised (its rows split off the parent's) only when popped; its
+histograms are built only if it is expanded, and only for the features its
+tail augmentations can use. Rows are numbered in the order of the
+prefix-greedy bound, so every extent, kept ascending, is already sorted for
+Algorithm 3 (the layout of :mod:`rulebook._bnb_kernels`).
+
+References
+----------
+.. [1] Yang, F., Le Bodic, P., Kamp, M., Boley, M. (2024). Orthogonal
+   gradient boosting for simpler additive rule ensembles. AISTATS.
+   Section 3.3 (Algorithms 2-3).
+.. [2] Zobrist, A. L. (1970). A new hashing method with application for
+   game playing. Technical report 88, University of Wisconsin.
+"""
+
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from ._config import jit
+from ._orthogonal_kernels import (
+    ORTHOGONAL,
+    N,
+    build_channel_histograms_serial,
+    prefix_values,
+    scan_all_serial,
+)
+from ._search_kernels import EQ, GT, LE, NE, split_rows
+
+# Digits kept when snapping orthogonal values (orthogonal._TIE_DIGITS).
+TIE_DIGITS = 12
+# Slots of the ``stats`` output.
+N_NODES, N_PRUNED, N_REFINEMENTS, BUDGET_EXHAUSTED = 0, 1, 2, 3
+# Odd 64-bit constant (2^64 / golden ratio) mixing the extent size into its key.
+_MIX = np.int64(-7046029254386353131)
+
+
+def _decode(position, n_bins_j, nominal):
+    # Jitted twin of _orthogonal_kernels.decode: (op, bin) of a scan position.
+    if nominal:
+        if n_bins_j > 2:
+            return (EQ if position % 2 == 0 else NE), position // 2
+        return EQ, position
+    if position < n_bins_j - 1:
+        return LE, position
+    return GT, (n_bins_j - 2) - (position - (n_bins_j - 1))
+
+
+def _snap(values, code, scale):
+    # Values equal up to rounding are ties (see orthogonal._TIE_DIGITS);
+    # the same operations as ChannelProblem._snap, elementwise.
+    if code != ORTHOGONAL:
+        return values
+    return np.round(values / scale, TIE_DIGITS) * scale
+
+
+def _grow_int(a, needed):
+    if needed <= a.shape[0]:
+        return a
+    b = np.empty(max(needed, 2 * a.shape[0]), np.int64)
+    b[:a.shape[0]] = a
+    return b
+
+
+def _grow_float(a, needed):
+    if needed <= a.shape[0]:
+        return a
+    b = np.empty(max(needed, 2 * a.shape[0]), np.float64)
+    b[:a.shape[0]] = a
+    return b
+
+
+def _key(rows, row_keys):
+    # Zobrist key of the extent: sum of per-row random keys (order-free,
+    # int64 arithmetic wraps), mixed with its size.
+    h = np.int64(0)
+    for i in range(rows.shape[0]):
+        h += row_keys[rows[i]]
+    return h ^ (np.int64(rows.shape[0]) * _MIX)
+
+
+def _prefix_bound(W, sigma, buf, epsilon, code, scale):
+    # The prefix-greedy bound (ChannelProblem.prefix_bound): best prefix of
+    # the extent sigma, whose rows are numbered in the gradient order, and
+    # of its reverse. buf: scratch, at least as long as sigma.
+    m = sigma.shape[0]
+    if m == 0:
+        return 0.0
+    prefix_values(W, sigma, epsilon, buf[:m])
+    best = buf[:m].max()
+    prefix_values(W, sigma[::-1].copy(), epsilon, buf[:m])
+    out = np.empty(1)
+    out[0] = max(best, buf[:m].max())
+    return _snap(out, code, scale)[0]
+
+
+def _heap_less(hb, hv, hc, i, j):
+    if hb[i] != hb[j]:
+        return hb[i] < hb[j]
+    if hv[i] != hv[j]:
+        return hv[i] < hv[j]
+    return hc[i] < hc[j]
+
+
+def _heap_swap(hb, hv, hc, he, i, j):
+    hb[i], hb[j] = hb[j], hb[i]
+    hv[i], hv[j] = hv[j], hv[i]
+    hc[i], hc[j] = hc[j], hc[i]
+    he[i], he[j] = he[j], he[i]
+
+
+def _heap_push(hb, hv, hc, he, size, bound, value, counter, e):
+    # IN/OUT: heap arrays with `size` entries, capacity > size. Returns size + 1.
+    hb[size], hv[size], hc[size], he[size] = -bound, -value, counter, e
+    i = size
+    while i > 0:
+        parent = (i - 1) // 2
+        if not _heap_less(hb, hv, hc, i, parent):
+            break
+        _heap_swap(hb, hv, hc, he, i, parent)
+        i = parent
+    return size + 1
+
+
+def _heap_pop(hb, hv, hc, he, size):
+    # Removes the least entry; returns (its expansion, size - 1).
+    top = he[0]
+    size -= 1
+    _heap_swap(hb, hv, hc, he, 0, size)
+    i = 0
+    while True:
+        left, smallest = 2 * i + 1, i
+        if left < size and _heap_less(hb, hv, hc, left, smallest):
+            smallest = left
+        if left + 1 < size and _heap_less(hb, hv, hc, left + 1, smallest):
+            smallest = left + 1
+        if smallest == i:
+            break
+        _heap_swap(hb, hv, hc, he, i, smallest)
+        i = smallest
+    return top, size
+
+
+def _dominated(seen, entries, n_entries, key, last, depth):
+    # Whether an extent with this key was reached by a node whose subtree
+    # contains this one's (last feature <= last, depth <= depth); records
+    # (last, depth) otherwise. `entries` rows: (feature, depth, next index).
+    # Returns (dominated, entries, n_entries).
+    head = seen[key] if key in seen else np.int64(-1)
+    i = head
+    while i >= 0:
+        if entries[i, 0] <= last and entries[i, 1] <= depth:
+            return True, entries, n_entries
+        i = entries[i, 2]
+    if n_entries == entries.shape[0]:
+        bigger = np.empty((2 * n_entries, 3), np.int64)
+        bigger[:n_entries] = entries
+        entries = bigger
+    entries[n_entries, 0], entries[n_entries, 1], entries[n_entries, 2] = last, depth, head
+    seen[key] = n_entries
+    return False, entries, n_entries + 1
+
+
+# Columns of the expansion table ``ei``.
+PARENT, FEATURE, OP, BIN, DEPTH, ROWS_AT, N_ROWS, ORDER_AT, N_ORDER, NEXT = range(10)
+
+
+def _grow_table(table, needed):
+    if needed <= table.shape[0]:
+        return table
+    bigger = np.empty((max(needed, 2 * table.shape[0]), table.shape[1]), table.dtype)
+    bigger[:table.shape[0]] = table
+    return bigger
+
+
+def _refinement_order(values, last_feature, n_features, width):
+    # Valid refinements (finite values; tail augmentation: features >=
+    # last_feature), best value first, ties in the scan order.
+    flat = values.reshape(n_features * 2 * width)
+    valid = np.flatnonzero(np.isfinite(flat[last_feature * 2 * width:])) + last_feature * 2 * width
+    order = valid[np.argsort(-flat[valid], kind="mergesort")]
+    return order, flat[order]
+
+
+def _conditions(ei, best_parent, best_condition, best_depth):
+    # Walks the parents of the best node back to the root (expansion 0).
+    out = np.empty((best_depth, 3), np.int64)
+    if best_depth == 0:
+        return out
+    out[best_depth - 1] = best_condition
+    e = best_parent
+    while e > 0:
+        out[ei[e, DEPTH] - 1, 0] = ei[e, FEATURE]
+        out[ei[e, DEPTH] - 1, 1] = ei[e, OP]
+        out[ei[e, DEPTH] - 1, 2] = ei[e, BIN]
+        e = ei[e, PARENT]
+    return out
+
+
+def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_lambda, epsilon,
+                      scale, root_value, use_bound, max_depth, max_nodes, row_keys, stats):
+    # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
+    #     W (n, K') channels; n_bins (d,) int64; is_nominal (d,) bool;
+    #     code int; n_total, reg_lambda, epsilon float; scale float, the
+    #     snapping scale (sum |G| over rows); rows must be numbered in
+    #     the order of the prefix-greedy bound (ascending G / C), so that
+    #     every extent, kept ascending, is already in that order (as in
+    #     _bnb_kernels); root_value float (snapped); use_bound bool;
+    #     max_depth, max_nodes int (huge: unlimited); row_keys (n,) int64
+    #     random Zobrist keys.
+    # OUT: stats (4,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
+    #      BUDGET_EXHAUSTED. Returns (best value, best conditions (depth, 3)
+    #      int64 rows (feature, op, bin)).
+    # One function, not several, because the pools it grows are locals.
+    n_features = X_binned.shape[1]
+    width = n_bins.max() + 1
+    hsize = n_features * width * W.shape[1]
+    m = rows.shape[0]
+    ei = np.zeros((64, 10), np.int64)
+    bounds = np.empty(64)
+    row_pool, hist_pool = np.empty(4 * m, np.int64), np.empty(4 * hsize)
+    order_pool, value_pool = np.empty(256, np.int64), np.empty(256)
+    hb, hv, hc, he = np.empty(64), np.empty(64), np.empty(64, np.int64), np.empty(64, np.int64)
+    seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+    entries = np.empty((256, 3), np.int64)
+    n_entries, n_exp, n_rows_used, n_order_used, heap_size, counter = 0, 0, 0, 0, 0, 0
+    _, entries, n_entries = _dominated(seen, entries, n_entries, _key(rows, row_keys), 0, 0)
+    kept, removed = np.empty(m, np.intp), np.empty(m, np.intp)
+    buf = np.empty(m)
+    tmp_hist = np.empty((n_features, width, W.shape[1]))
+    values = np.empty((n_features, 2 * width))
+    stats[:] = 0
+    best_value, best_parent, best_depth = root_value, -1, 0
+    best_condition = np.zeros(3, np.int64)
+    # The node to expand next: the root first, then each child popped.
+    kept[:m] = rows
+    n_kept, n_removed, parent, depth, condition = m, 0, -1, 0, np.zeros(3, np.int64)
+    have_node = True
+    while True:
+        if have_node and depth < max_depth and n_kept > 1:
+            bnd = np.inf
+            if use_bound:
+                bnd = _prefix_bound(W, kept[:n_kept], buf, epsilon, code, scale)
+            if not bnd > best_value:
+                stats[N_PRUNED] += 1
+            else:
+                stats[N_NODES] += 1
+                e = n_exp
+                n_exp += 1
+                ei = _grow_table(ei, n_exp)
+                bounds = _grow_float(bounds, n_exp)
+                hist_pool = _grow_float(hist_pool, n_exp * hsize)
+                hist = hist_pool[e * hsize:(e + 1) * hsize].reshape((n_features, width, W.shape[1]))
+                # Tail augmentation: this node and its descendants refine
+                # only on features >= its last one; the others' histograms
+                # are never read.
+                last = condition[0] if depth > 0 else 0
+                if parent >= 0 and n_removed < n_kept:
+                    build_channel_histograms_serial(X_binned[:, last:], removed[:n_removed], W,
+                                                    tmp_hist[last:])
+                    parent_hist = hist_pool[parent * hsize:(parent + 1) * hsize].reshape(
+                        (n_features, width, W.shape[1]))
+                    hist[last:] = parent_hist[last:] - tmp_hist[last:]
+                else:
+                    build_channel_histograms_serial(X_binned[:, last:], kept[:n_kept], W, hist[last:])
+                # Strict sub-extents have fewer rows (the N channel: an atom
+                # counts its rows) than the node.
+                n_rows = 0.0
+                for i in range(n_kept):
+                    n_rows += W[kept[i], N]
+                scan_all_serial(hist[last:], n_bins[last:], is_nominal[last:], code, n_total,
+                                reg_lambda, epsilon, n_rows, values[last:])
+                refinements, sorted_values = _refinement_order(_snap(values, code, scale), last,
+                                                               n_features, width)
+                n_ref = refinements.shape[0]
+                stats[N_REFINEMENTS] += n_ref
+                row_pool = _grow_int(row_pool, n_rows_used + n_kept)
+                row_pool[n_rows_used:n_rows_used + n_kept] = kept[:n_kept]
+                order_pool = _grow_int(order_pool, n_order_used + n_ref)
+                value_pool = _grow_float(value_pool, n_order_used + n_ref)
+                order_pool[n_order_used:n_order_used + n_ref] = refinements
+                value_pool[n_order_used:n_order_used + n_ref] = sorted_values
+                ei[e, PARENT], ei[e, DEPTH] = parent, depth
+                ei[e, FEATURE], ei[e, OP], ei[e, BIN] = condition[0], condition[1], condition[2]
+                ei[e, ROWS_AT], ei[e, N_ROWS] = n_rows_used, n_kept
+                ei[e, ORDER_AT], ei[e, N_ORDER], ei[e, NEXT] = n_order_used, n_ref, 0
+                bounds[e] = bnd
+                n_rows_used += n_kept
+                n_order_used += n_ref
+                if n_ref > 0:
+                    if heap_size == hb.shape[0]:
+                        hb, hv = _grow_float(hb, heap_size + 1), _grow_float(hv, heap_size + 1)
+                        hc, he = _grow_int(hc, heap_size + 1), _grow_int(he, heap_size + 1)
+                    heap_size = _heap_push(hb, hv, hc, he, heap_size, bnd, sorted_values[0],
+                                           counter, e)
+                    counter += 1
+        have_node = False
+        if heap_size == 0:
+            break
+        if stats[N_NODES] >= max_nodes:
+            stats[BUDGET_EXHAUSTED] = 1
+            break
+        e, heap_size = _heap_pop(hb, hv, hc, he, heap_size)
+        if not bounds[e] > best_value:
+            stats[N_PRUNED] += 1 + ei[e, N_ORDER] - ei[e, NEXT]
+            continue
+        at = ei[e, ORDER_AT] + ei[e, NEXT]
+        k, value = order_pool[at], value_pool[at]
+        ei[e, NEXT] += 1
+        if ei[e, NEXT] < ei[e, N_ORDER]:
+            heap_size = _heap_push(hb, hv, hc, he, heap_size, bounds[e], value_pool[at + 1],
+                                   counter, e)
+            counter += 1
+        j, p = k // (2 * width), k % (2 * width)
+        op, bin_ = _decode(p, n_bins[j], is_nominal[j])
+        parent_rows = row_pool[ei[e, ROWS_AT]:ei[e, ROWS_AT] + ei[e, N_ROWS]]
+        n_kept = split_rows(X_binned, parent_rows, j, op, bin_, n_bins[j], kept, removed)
+        n_removed = parent_rows.shape[0] - n_kept
+        depth = ei[e, DEPTH] + 1
+        dominated, entries, n_entries = _dominated(seen, entries, n_entries,
+                                                   _key(kept[:n_kept], row_keys), j, depth)
+        if dominated:
+            continue
+        condition[0], condition[1], condition[2] = j, op, bin_
+        parent = e
+        if value > best_value:
+            best_value, best_parent, best_depth = value, e, depth
+            best_condition[:] = condition
+        have_node = True
+    return best_value, _conditions(ei, best_parent, best_condition, best_depth)
+
+
+_decode = jit(_decode)
+_snap = jit(_snap)
+_grow_int = jit(_grow_int)
+_grow_float = jit(_grow_float)
+_grow_table = jit(_grow_table)
+_key = jit(_key)
+_prefix_bound = jit(_prefix_bound)
+_heap_less = jit(_heap_less)
+_heap_swap = jit(_heap_swap)
+_heap_push = jit(_heap_push)
+_heap_pop = jit(_heap_pop)
+_dominated = jit(_dominated)
+_refinement_order = jit(_refinement_order)
+_conditions = jit(_conditions)
+branch_and_bound = jit(_branch_and_bound)

@@ -1,0 +1,160 @@
+"""The compiled orthogonal branch and bound against its Python reference.
+
+``rulebook._orthogonal_bnb_kernels.branch_and_bound`` replaced a pure-Python
+loop, kept as ``naive.orthogonal_branch_and_bound``. On problems without
+duplicate rows (every atom one row) the two must agree exactly: query,
+value, extent and statistics. With duplicate rows the kernel searches atoms
+(its prefix-greedy bound ranges over unions of atoms), so only the
+exhaustive search is compared there.
+"""
+
+import heapq
+
+import naive
+import numpy as np
+import pytest
+from conftest import binned_problems
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulebook import _orthogonal_bnb_kernels as bnb
+from rulebook import _orthogonal_kernels as kernels
+from rulebook.orthogonal import (
+    ChannelProblem,
+    OrthogonalBasis,
+    _atoms,
+    branch_and_bound,
+)
+from rulebook.search import SearchProblem
+
+
+def _channels(problem, seed, t, epsilon):
+    """Orthogonal channels with the intercept and ``t`` random queries in the basis."""
+    rng = np.random.default_rng(seed)
+    basis = OrthogonalBasis(problem.c, t)
+    for _ in range(t):
+        basis.add((rng.random(len(problem.c)) < 0.5).astype(float))
+    return ChannelProblem.orthogonal(problem, basis, epsilon)
+
+
+def _distinct_rows(problem):
+    """The problem restricted to the first row of each distinct binned row."""
+    _, first = np.unique(problem.X_binned, axis=0, return_index=True)
+    keep = np.sort(first)
+    c = problem.c[keep].copy()
+    if c.sum() == 0:
+        c[0] = 1.0
+    return SearchProblem(np.asfortranarray(problem.X_binned[keep]), problem.n_bins,
+                         problem.is_nominal, problem.g[keep] * (c > 0), problem.h[keep] * (c > 0),
+                         c, np.flatnonzero(c > 0), problem.reg_lambda, problem.objective,
+                         problem.max_rule_length)
+
+
+def _assert_same(result, reference):
+    conditions, value, rows, stats = reference
+    assert result.conditions == conditions
+    assert result.value == value
+    np.testing.assert_array_equal(result.rows, rows)
+    assert result.stats == stats
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3), epsilon=st.sampled_from([1e-3, 0.1, 1.0]),
+       bound=st.sampled_from(["prefix_greedy", "none"]), max_nodes=st.sampled_from([None, 1, 3, 20]))
+def test_kernel_equals_python_reference_without_duplicate_rows(problem, seed, t, epsilon, bound,
+                                                                max_nodes):
+    # Unit weights: the bound orders atoms by G / C and the reference rows
+    # by G, the same order only when every weight is 1.
+    problem = _distinct_rows(problem)
+    problem.c = (problem.c > 0).astype(float)
+    channels = _channels(problem, seed, t, epsilon)
+    _assert_same(branch_and_bound(channels, bound, max_nodes),
+                 naive.orthogonal_branch_and_bound(channels, bound, max_nodes))
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3))
+def test_standard_channels_equal_python_reference(problem, seed, t):
+    # The gradient-boosting fallback of the boosting loop searches the
+    # standard channels (no basis) with the same kernel.
+    problem = _distinct_rows(problem)
+    problem.c = (problem.c > 0).astype(float)
+    channels = ChannelProblem.standard(problem)
+    _assert_same(branch_and_bound(channels, max_nodes=20),
+                 naive.orthogonal_branch_and_bound(channels, max_nodes=20))
+
+
+@settings(max_examples=80, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3), epsilon=st.sampled_from([1e-3, 1.0]))
+def test_exhaustive_search_on_atoms_equals_reference_on_rows(problem, seed, t, epsilon):
+    channels = _channels(problem, seed, t, epsilon)
+    result = branch_and_bound(channels, bound="none")
+    _, value, _, _ = naive.orthogonal_branch_and_bound(channels, bound="none")
+    np.testing.assert_allclose(result.value, value, rtol=1e-9, atol=1e-12)
+    # The extent returned is the query's, on the rows.
+    assert result.value == pytest.approx(channels.value(result.rows), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3))
+def test_atoms_sum_the_channels_of_their_rows(problem, seed, t):
+    channels = _channels(problem, seed, t, 1e-3)
+    X_atoms, W_atoms = _atoms(channels)
+    rows = problem.rows
+    assert len(np.unique(X_atoms, axis=0)) == len(X_atoms)
+    for a in range(len(X_atoms)):
+        members = rows[(problem.X_binned[rows] == X_atoms[a]).all(axis=1)]
+        np.testing.assert_allclose(W_atoms[a], channels.W[members].sum(axis=0), atol=1e-12)
+    # Numbered in the bound's order: ascending mean projected gradient.
+    ratio = W_atoms[:, kernels.G] / W_atoms[:, kernels.C]
+    assert np.all(np.diff(ratio) >= 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(keys=st.lists(st.tuples(st.sampled_from([-np.inf, -2.0, -1.0, 0.5]),
+                               st.sampled_from([-3.0, -1.0, 0.0, 2.0])), min_size=1, max_size=40),
+       pops=st.lists(st.booleans(), max_size=60))
+def test_heap_pops_in_heapq_order(keys, pops):
+    n = len(keys)
+    hb, hv = np.empty(n), np.empty(n)
+    hc, he = np.empty(n, np.int64), np.empty(n, np.int64)
+    size, reference, popped, expected = 0, [], [], []
+    pending = list(enumerate(keys))
+    for pop in pops + [True] * (2 * n):
+        if pending and not (pop and size):
+            e, (bound, value) = pending.pop(0)
+            size = bnb._heap_push(hb, hv, hc, he, size, bound, value, e, e)
+            heapq.heappush(reference, (-bound, -value, e))
+        elif size:
+            e, size = bnb._heap_pop(hb, hv, hc, he, size)
+            popped.append(int(e))
+            expected.append(heapq.heappop(reference)[2])
+    assert popped == expected
+
+
+def test_extent_keys_depend_on_the_set_only():
+    keys = np.random.default_rng(0).integers(-2**63, 2**63 - 1, size=50, dtype=np.int64)
+    rows = np.array([3, 7, 11, 40])
+    assert bnb._key(rows, keys) == bnb._key(rows[::-1].copy(), keys)
+    assert bnb._key(rows, keys) != bnb._key(rows[:3], keys)
+    assert bnb._key(rows, keys) != bnb._key(np.array([3, 7, 11, 41]), keys)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3))
+def test_prefix_bound_equals_channel_problem_bound(problem, seed, t):
+    # On rows numbered in gradient order, the kernel's bound of an extent
+    # is ChannelProblem.prefix_bound's.
+    channels = _channels(problem, seed, t, 1e-3)
+    order = problem.rows[np.argsort(channels.W[problem.rows, kernels.G], kind="stable")]
+    W = np.ascontiguousarray(channels.W[order])
+    subset = np.flatnonzero(np.random.default_rng(seed).random(len(order)) < 0.6)
+    expected = channels.prefix_bound(order[subset], order)
+    got = bnb._prefix_bound(W, subset.astype(np.intp), np.empty(len(order)), 1e-3,
+                            channels.code, channels._scale)
+    assert got == expected
