@@ -53,7 +53,9 @@ def _distinct_rows(problem):
 def _assert_same(result, reference):
     conditions, value, rows, stats = reference
     assert result.conditions == conditions
-    assert result.value == value
+    # The same decisions; the value's sum may be taken in another order
+    # (seen: 13.785674483300852 against ...854 on the standard channels).
+    assert result.value == pytest.approx(value, rel=1e-13, abs=1e-13)
     np.testing.assert_array_equal(result.rows, rows)
     assert result.stats == stats
 

@@ -35,7 +35,9 @@ def reference_extents(X, propositions):
             values = column.to_numpy(dtype=np.float64, na_value=np.nan)
             distinct = column.unique()
             if k and len(distinct) * 2 > k:
-                _, edges = pd.qcut(column, k // 2, retbins=True, duplicates="drop")
+                # labels=False: the same edges; the labels (which the paper's code
+                # makes) fail on values near the smallest float.
+                _, edges = pd.qcut(column, k // 2, labels=False, retbins=True, duplicates="drop")
                 for c in edges[1:]:
                     masks += [values <= c, values >= c]
             else:
