@@ -53,9 +53,7 @@ def _distinct_rows(problem):
 def _assert_same(result, reference):
     conditions, value, rows, stats = reference
     assert result.conditions == conditions
-    # The same decisions; the value's sum may be taken in another order
-    # (seen: 13.785674483300852 against ...854 on the standard channels).
-    assert result.value == pytest.approx(value, rel=1e-13, abs=1e-13)
+    assert result.value == value
     np.testing.assert_array_equal(result.rows, rows)
     assert result.stats == stats
 
@@ -84,8 +82,13 @@ def test_standard_channels_equal_python_reference(problem, seed, t):
     problem = _distinct_rows(problem)
     problem.c = (problem.c > 0).astype(float)
     channels = ChannelProblem.standard(problem)
-    _assert_same(branch_and_bound(channels, max_nodes=20),
-                 naive.orthogonal_branch_and_bound(channels, max_nodes=20))
+    result = branch_and_bound(channels, max_nodes=20)
+    _, value, _, _ = naive.orthogonal_branch_and_bound(channels, max_nodes=20)
+    # Here the two sum the gradients in different orders, so near-ties can
+    # go either way (seen in CI: x0 == a against the equivalent x0 != b):
+    # the same value, and the returned query has it.
+    assert result.value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert result.value == pytest.approx(channels.value(result.rows), rel=1e-12, abs=1e-12)
 
 
 @settings(max_examples=80, deadline=None)
