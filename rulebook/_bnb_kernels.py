@@ -555,7 +555,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
                stamps, known, implied, sums, wg, ww,
-               use_classes, classes, n_classes, mark, counter, cg, cw, touched, keys, sub_b,
+               use_classes, classes, mark, counter, cg, cw, touched, keys, sub_b,
                shared):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best

@@ -47,10 +47,11 @@ from ._orthogonal_kernels import (
     ORTHOGONAL,
     N,
     build_channel_histograms_serial,
+    decode,
     prefix_values,
     scan_all_serial,
 )
-from ._search_kernels import EQ, GT, LE, NE, split_rows
+from ._search_kernels import split_rows
 
 # Digits kept when snapping orthogonal values (orthogonal._TIE_DIGITS).
 TIE_DIGITS = 12
@@ -58,17 +59,6 @@ TIE_DIGITS = 12
 N_NODES, N_PRUNED, N_REFINEMENTS, BUDGET_EXHAUSTED = 0, 1, 2, 3
 # Odd 64-bit constant (2^64 / golden ratio) mixing the extent size into its key.
 _MIX = np.int64(-7046029254386353131)
-
-
-def _decode(position, n_bins_j, nominal):
-    # Jitted twin of _orthogonal_kernels.decode: (op, bin) of a scan position.
-    if nominal:
-        if n_bins_j > 2:
-            return (EQ if position % 2 == 0 else NE), position // 2
-        return EQ, position
-    if position < n_bins_j - 1:
-        return LE, position
-    return GT, (n_bins_j - 2) - (position - (n_bins_j - 1))
 
 
 def _snap(values, code, scale):
@@ -355,7 +345,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     return best_value, _conditions(ei, best_parent, best_condition, best_depth)
 
 
-_decode = jit(_decode)
+# The jitted twin of the Python decode: (op, bin) of a scan position.
+_decode = jit(decode)
 _snap = jit(_snap)
 _grow_int = jit(_grow_int)
 _grow_float = jit(_grow_float)

@@ -473,12 +473,10 @@ class _BranchAndBound:
                             and not (self.code == 2 and self.reg_lambda == 0.0))
         if not self.use_classes:
             self.classes = np.zeros((1, 1), np.int32)
-            self.n_classes = np.ones(P + 1, np.int64)
             return
         classes = np.empty((P + 1, n), np.int32)
         bnb.class_table(np.ascontiguousarray(bits), n, classes)
         self.classes = classes
-        self.n_classes = classes.max(axis=1) + 1
 
     def _setup_pools(self):
         """Open list, records and augmentation pools, with the root."""
@@ -512,7 +510,7 @@ class _BranchAndBound:
                 np.empty((d, 2), np.int64), np.zeros(d, np.int64),
                 np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
                 np.empty(n), np.empty(n),
-                self.use_classes, self.classes, self.n_classes, np.zeros(n, np.int64),
+                self.use_classes, self.classes, np.zeros(n, np.int64),
                 np.zeros(1, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64),
                 np.empty(n), np.empty(P))
 
