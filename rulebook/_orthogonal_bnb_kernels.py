@@ -69,18 +69,11 @@ def _snap(values, code, scale):
     return np.round(values / scale, TIE_DIGITS) * scale
 
 
-def _grow_int(a, needed):
+def _grow(a, needed):
+    # ``a`` itself, or a copy of it with room for ``needed`` (at least doubled).
     if needed <= a.shape[0]:
         return a
-    b = np.empty(max(needed, 2 * a.shape[0]), np.int64)
-    b[:a.shape[0]] = a
-    return b
-
-
-def _grow_float(a, needed):
-    if needed <= a.shape[0]:
-        return a
-    b = np.empty(max(needed, 2 * a.shape[0]), np.float64)
+    b = np.empty(max(needed, 2 * a.shape[0]), a.dtype)
     b[:a.shape[0]] = a
     return b
 
@@ -263,8 +256,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 e = n_exp
                 n_exp += 1
                 ei = _grow_table(ei, n_exp)
-                bounds = _grow_float(bounds, n_exp)
-                hist_pool = _grow_float(hist_pool, n_exp * hsize)
+                bounds = _grow(bounds, n_exp)
+                hist_pool = _grow(hist_pool, n_exp * hsize)
                 hist = hist_pool[e * hsize:(e + 1) * hsize].reshape((n_features, width, W.shape[1]))
                 # Tail augmentation: this node and its descendants refine
                 # only on features >= its last one; the others' histograms
@@ -289,10 +282,10 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                                                                n_features, width)
                 n_ref = refinements.shape[0]
                 stats[N_REFINEMENTS] += n_ref
-                row_pool = _grow_int(row_pool, n_rows_used + n_kept)
+                row_pool = _grow(row_pool, n_rows_used + n_kept)
                 row_pool[n_rows_used:n_rows_used + n_kept] = kept[:n_kept]
-                order_pool = _grow_int(order_pool, n_order_used + n_ref)
-                value_pool = _grow_float(value_pool, n_order_used + n_ref)
+                order_pool = _grow(order_pool, n_order_used + n_ref)
+                value_pool = _grow(value_pool, n_order_used + n_ref)
                 order_pool[n_order_used:n_order_used + n_ref] = refinements
                 value_pool[n_order_used:n_order_used + n_ref] = sorted_values
                 ei[e, PARENT], ei[e, DEPTH] = parent, depth
@@ -304,8 +297,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 n_order_used += n_ref
                 if n_ref > 0:
                     if heap_size == hb.shape[0]:
-                        hb, hv = _grow_float(hb, heap_size + 1), _grow_float(hv, heap_size + 1)
-                        hc, he = _grow_int(hc, heap_size + 1), _grow_int(he, heap_size + 1)
+                        hb, hv = _grow(hb, heap_size + 1), _grow(hv, heap_size + 1)
+                        hc, he = _grow(hc, heap_size + 1), _grow(he, heap_size + 1)
                     heap_size = _heap_push(hb, hv, hc, he, heap_size, bnd, sorted_values[0],
                                            counter, e)
                     counter += 1
@@ -348,8 +341,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
 # The jitted twin of the Python decode: (op, bin) of a scan position.
 _decode = jit(decode)
 _snap = jit(_snap)
-_grow_int = jit(_grow_int)
-_grow_float = jit(_grow_float)
+_grow = jit(_grow)
 _grow_table = jit(_grow_table)
 _key = jit(_key)
 _prefix_bound = jit(_prefix_bound)
