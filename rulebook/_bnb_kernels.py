@@ -34,6 +34,26 @@ augmentations ``(a, bound, critical index)`` in the pools ``aug_a``,
 record's query plus the proposition of that entry of its list (entry -1:
 the record's query itself, used for the root).
 
+Subtree bounds
+--------------
+Once a node's list is final, each core child to be pushed has its subtree
+bounded by its *remaining list* ``L`` (the kept entries after it): every
+query of the subtree adds a subset ``S`` of ``L``, so its extent is the
+child's rows whose *code* (which entries of ``L`` the row satisfies)
+contains ``S``. Codes are built incrementally from the last entry back
+(``_bound_subtrees``). With ``|L| <= EXACT_MAX_LIST`` (and ``2^|L|`` not
+far above the child's row count) the subtree is solved: sums per code,
+then per superset by the zeta transform, and the best ``S``
+(``_solve_subtree``). Otherwise rows of equal code form classes, and
+Theorem 3.1 over the classes (``_code_class_bound``) bounds the subtree;
+it is never looser than the bound over classes of *all* propositions after
+the child (finer classes), which it replaced.
+
+Critical indices use each row's proposition bitset (``row_props``): the
+propositions ``j < a`` implied by ``q p_a`` but not by ``q`` are the AND of
+its rows' sets minus the node's implied set, which is usually empty after a
+row or two (``_critical_index_rows``).
+
 References
 ----------
 .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
@@ -66,7 +86,7 @@ BEST_VALUE, PRUNED_MAX, N_FSTATE = 0, 1, 2
 # Pruning counters; the first four are the columns of Table 2 of [1].
 (BOUND_IMMEDIATE, BOUND_PROPAGATED, EQUIV_IMMEDIATE, EQUIV_PROPAGATED,
  CRIT_REUSED, BOUND_AFTER_CHILDREN, OPEN_PRUNED, NOT_CORE, IMPLIED, BOUND_SUBTREE,
- N_COUNTERS) = range(11)
+ SUBTREE_SOLVED, N_COUNTERS) = range(12)
 
 # The subtree's class bound is given up once a child's rows fall into more
 # than this fraction of its row count in classes. Measured (CPU s, 10 rules;
@@ -76,6 +96,11 @@ BEST_VALUE, PRUNED_MAX, N_FSTATE = 0, 1, 2
 # was the slowest on boston; 0.7 gave diabetes 0.47 s, boston 4.7 s,
 # digits5 14.0 s against 0.73, 8.0 and 14.9.
 CLASS_BOUND_MAX_FRACTION = 0.7
+
+# Subtrees of a child with at most this many augmentations left are solved
+# exactly (2^L sums) instead of bounded and pushed.
+EXACT_MAX_LIST = 12
+EXACT_ROWS_FACTOR = 16
 
 # Why ``run_search`` returned.
 DONE, GROW, BATCH, IMPROVED = 0, 1, 2, 3
@@ -94,41 +119,6 @@ def proposition_bits(Xp, n_bins, pf, pop, pb, bits):
         for i in range(Xp.shape[0]):
             if _satisfies(column[i], pop[p], pb[p], n_bins[f]):
                 bits[p, i >> 6] |= one << np.uint64(i & 63)
-
-
-@jit
-def class_table(bits, n, classes):
-    """Classes of positions that propositions ``j..P-1`` do not separate.
-
-    ``classes[j, i]`` numbers the class of position ``i`` among those of
-    ``classes[j + 1]`` split by proposition ``j`` (bit ``i`` of
-    ``bits[j]``); ``classes[P]`` is one class. Labels are dense, in order of
-    first appearance. One pass per proposition, O(P n) in all.
-
-    Parameters
-    ----------
-    bits : ndarray of shape (P, W), uint64
-        Proposition bitsets over positions.
-    n : int
-        Number of positions.
-    classes : ndarray of shape (P + 1, n), int32
-        Output.
-    """
-    P = bits.shape[0]
-    classes[P, :] = 0
-    label = np.empty(2 * n + 2, np.int32)
-    n_before = 1
-    for j in range(P - 1, -1, -1):
-        label[: 2 * n_before] = -1
-        k = 0
-        for i in range(n):
-            bit = (bits[j, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
-            key = 2 * classes[j + 1, i] + np.int32(bit)
-            if label[key] < 0:
-                label[key] = k
-                k += 1
-            classes[j, i] = label[key]
-        n_before = k
 
 
 @jit
@@ -268,14 +258,63 @@ def _is_implied(j, ext, rows, m, bits, node, known, implied):
 
 
 @jit
-def _critical_index_bits(child_ext, child_rows, m_a, ext, rows, m, a, bits, node, known,
-                         implied):
-    # crt(q p_a) with bitsets: the first j < a with q p_a -> p_j but not
-    # q -> p_j; a if none.
-    for j in range(a):
-        if (_inside(child_ext, child_rows, m_a, bits[j])
-                and not _is_implied(j, ext, rows, m, bits, node, known, implied)):
-            return j
+def row_proposition_bits(bits, n, row_props):
+    """The transpose of ``bits``: bit ``j`` of ``row_props[i]`` is set if the
+    row at position ``i`` satisfies proposition ``j``.
+
+    Parameters
+    ----------
+    bits : ndarray of shape (P, W), uint64
+        Proposition bitsets over positions.
+    n : int
+        Number of positions.
+    row_props : ndarray of shape (n, (P + 63) // 64), uint64
+        Output, zeroed here.
+    """
+    row_props[:, :] = 0
+    one = np.uint64(1)
+    for j in range(bits.shape[0]):
+        for i in range(n):
+            if (bits[j, i >> 6] >> np.uint64(i & 63)) & one:
+                row_props[i, j >> 6] |= one << np.uint64(j & 63)
+
+
+@jit
+def _node_implications(ext, bits, n_props, out):
+    # OUT: out (PW,) uint64, bit j set if the node's extent (bitset ext)
+    # lies inside proposition j, for j < n_props; other bits cleared.
+    # Non-implied propositions fail at their first differing word.
+    out[:] = 0
+    one = np.uint64(1)
+    for j in range(n_props):
+        if _subset(ext, bits[j]):
+            out[j >> 6] |= one << np.uint64(j & 63)
+
+
+@jit
+def _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc):
+    # crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j} (eq. 3.7), or
+    # a if none. The candidates j < a not implied by q (``node_implied``)
+    # are ANDed with each row's proposition set; the AND is usually empty
+    # after a row or two, so a core child costs O(1) rows instead of a
+    # bitset test per proposition before a.
+    one = np.uint64(1)
+    n_words = (a + 63) >> 6
+    for w in range(n_words):
+        acc[w] = ~node_implied[w]
+    if a & 63:
+        acc[n_words - 1] &= (one << np.uint64(a & 63)) - one
+    for i in range(m_a):
+        r = child_rows[i]
+        left = np.uint64(0)
+        for w in range(n_words):
+            acc[w] &= row_props[r, w]
+            left |= acc[w]
+        if left == 0:
+            return a
+    for w in range(n_words):
+        if acc[w] != 0:
+            return w * 64 + trailing_zeros(acc[w])
     return a
 
 
@@ -366,35 +405,10 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
 
 
 @jit
-def _class_bound(rows, m, classes, gp, hp, cp, code, n_total, reg_lambda, max_classes, mark,
-                 counter, cg, cw, touched, keys):
-    # The tight bound of Theorem 3.1 with the classes of rows that no
-    # proposition after the tail tells apart (``classes``, one id per
-    # position) as the items: every query of the node's subtree (tail
-    # augmentations) covers whole classes, so this bounds the subtree and is
-    # tighter than the bound over rows. Not for ``reg_lambda == 0`` with the
-    # second-order objective (its h == 0 special case is not handled).
-    # Returns +inf (no bound) as soon as the rows fall into more than
-    # max_classes classes: then few rows merge, the bound is hardly tighter
-    # than the row bound, and sorting the classes would cost more than it
-    # saves.
-    # SCRATCH: mark (n,) int64 with counter[0] the current stamp; cg, cw,
-    # keys (n,) float64; touched (n,) int64.
-    counter[0] += 1
-    stamp = counter[0]
-    k = 0
-    for i in range(m):
-        r = rows[i]
-        c = classes[r]
-        if mark[c] != stamp:
-            if k >= max_classes:
-                return np.inf
-            mark[c] = stamp
-            cg[c], cw[c] = 0.0, 0.0
-            touched[k] = c
-            k += 1
-        cg[c] += gp[r]
-        cw[c] += cp[r] if code == 1 else hp[r]
+def _group_bound(touched, k, cg, cw, keys, code, n_total, reg_lambda):
+    # The tight bound of Theorem 3.1 over groups of rows: the k groups
+    # touched[:k] with gradient sums cg[c] and weights cw[c] (h, or c for
+    # code 1). Reorders touched[:k]; SCRATCH keys.
     if code == 0:
         pos, neg = 0.0, 0.0
         for i in range(k):
@@ -432,6 +446,183 @@ def _class_bound(rows, m, classes, gp, hp, cp, code, n_total, reg_lambda, max_cl
     if best_num == 0.0:
         return 0.0
     return _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@jit
+def _code_class_bound(ext, prop_bits, codes, direct, max_classes, gkey, gid, gstamp, counter,
+                      gp, hp, cp, code, n_total, reg_lambda, cg, cw, touched, keys):
+    # The tight bound over the classes of the rows of ext & prop_bits, a
+    # class being the rows of one code (``codes[position]``: which of the
+    # child's remaining augmentations the row satisfies). Codes are grouped
+    # in a table of size T (a power of two): indexed by the code itself when
+    # ``direct`` (codes < T), else by a multiplicative hash with linear
+    # probing. Returns +inf beyond max_classes classes (few rows merge: the
+    # bound is hardly tighter than the row bound and sorting would cost more
+    # than it saves).
+    counter[0] += 1
+    stamp = counter[0]
+    T = gid.shape[0]
+    log_t, t = 0, T
+    while t > 1:
+        t >>= 1
+        log_t += 1
+    shift = np.uint64(64 - log_t)
+    k = 0
+    for w in range(ext.shape[0]):
+        word = ext[w] & prop_bits[w]
+        while word != 0:
+            r = w * 64 + trailing_zeros(word)
+            word &= word - np.uint64(1)
+            key = codes[r]
+            s = np.int64(key) if direct else np.int64((key * _GOLDEN) >> shift)
+            while gstamp[s] == stamp and gkey[s] != key:
+                s = (s + 1) & (T - 1)
+            if gstamp[s] != stamp:
+                if k >= max_classes:
+                    return np.inf
+                gstamp[s], gkey[s], gid[s] = stamp, key, k
+                cg[k], cw[k] = 0.0, 0.0
+                touched[k] = k
+                k += 1
+            c = gid[s]
+            cg[c] += gp[r]
+            cw[c] += cp[r] if code == 1 else hp[r]
+    return _group_bound(touched, k, cg, cw, keys, code, n_total, reg_lambda)
+
+
+@jit
+def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, codes, gkey, gid,
+                    gstamp, counter, zg, zw, bit_prop, gp, hp, cp, code, n_total, reg_lambda,
+                    cg, cw, touched, keys, alpha, max_length, length, q, istate, fstate,
+                    counters, shared, best_extra):
+    # Bounds the subtree of each child to be pushed (needs_bound, sub_b[j]
+    # still above the best value) by its remaining augmentation list, the
+    # kept entries after it: its subtree only adds those propositions. Rows
+    # get a code, bit i set if the row satisfies the i-th entry from the
+    # end, built from the last entry back. With L entries left:
+    # - L == 0: no subtree;
+    # - L <= EXACT_MAX_LIST: the subtree is solved exactly
+    #   (``_solve_subtree``); an improvement becomes the best query and the
+    #   child is not pushed;
+    # - L <= 64: every extent of the subtree is a union of rows of equal
+    #   code, so the tight bound over those classes bounds it
+    #   (``_code_class_bound``);
+    # - else the child keeps its row bound.
+    # Returns whether the best value improved.
+    best = max(fstate[BEST_VALUE], shared[0])
+    first = -1
+    for j in range(kept):
+        if needs_bound[j] and alpha * sub_b[j] > best:
+            first = j
+            break
+    if first < 0:
+        return False
+    for w in range(ext.shape[0]):
+        word = ext[w]
+        while word != 0:
+            codes[w * 64 + trailing_zeros(word)] = 0
+            word &= word - np.uint64(1)
+    T = gid.shape[0]
+    one = np.uint64(1)
+    improved = False
+    n_list = 0
+    for j in range(kept - 1, first - 1, -1):
+        a = aug_a[start + j]
+        if needs_bound[j] and alpha * sub_b[j] > best:
+            if n_list == 0:
+                sub_b[j] = -np.inf  # no augmentation left: no subtree
+            elif n_list <= EXACT_MAX_LIST and (1 << n_list) <= EXACT_ROWS_FACTOR * sub_m[j]:
+                allowed = n_list if max_length == 0 else max_length - length - 1
+                value, found = _solve_subtree(ext, bits[a], codes, n_list, allowed, zg, zw, gp,
+                                              hp, cp, code, n_total, reg_lambda)
+                if found != 0 and value > best:
+                    best = value
+                    fstate[BEST_VALUE] = value
+                    if value > shared[0]:
+                        shared[0] = value
+                    istate[BEST_RECORD], istate[BEST_PROP] = q, a
+                    best_extra[0] = 0
+                    for i in range(n_list):
+                        if (found >> i) & 1:
+                            best_extra[0] += 1
+                            best_extra[best_extra[0]] = bit_prop[i]
+                    improved = True
+                counters[SUBTREE_SOLVED] += 1
+                sub_b[j] = -np.inf
+            elif n_list <= 64:
+                direct = n_list < 64 and (one << np.uint64(n_list)) <= np.uint64(T)
+                sub_b[j] = min(sub_b[j], _code_class_bound(
+                    ext, bits[a], codes, direct, int(CLASS_BOUND_MAX_FRACTION * sub_m[j]),
+                    gkey, gid, gstamp, counter, gp, hp, cp, code, n_total, reg_lambda, cg, cw,
+                    touched, keys))
+        if n_list == 64:
+            break
+        bit = one << np.uint64(n_list)
+        bit_prop[n_list] = a
+        for w in range(ext.shape[0]):
+            word = ext[w] & bits[a, w]
+            while word != 0:
+                codes[w * 64 + trailing_zeros(word)] |= bit
+                word &= word - np.uint64(1)
+        n_list += 1
+    return improved
+
+
+@jit
+def _solve_subtree(ext, prop_bits, codes, n_list, allowed, zg, zw, gp, hp, cp, code, n_total,
+                   reg_lambda):
+    # The best query of the subtree of a child (rows ext & prop_bits) whose
+    # remaining list has n_list entries: every extension adds a set S of
+    # them, and its extent is the rows whose code contains S. Sums per
+    # code, then per superset (the zeta transform over the 2^n_list codes,
+    # O(n_list 2^n_list)), then the best S with at most ``allowed`` entries
+    # (S empty: the child itself, not counted). Returns (value, S).
+    size = 1 << n_list
+    zg[:size] = 0.0
+    zw[:size] = 0.0
+    for w in range(ext.shape[0]):
+        word = ext[w] & prop_bits[w]
+        while word != 0:
+            r = w * 64 + trailing_zeros(word)
+            word &= word - np.uint64(1)
+            c = codes[r]
+            zg[c] += gp[r]
+            zw[c] += cp[r] if code == 1 else hp[r]
+    for i in range(n_list):
+        step = 1 << i
+        for base in range(0, size, 2 * step):
+            for s in range(base, base + step):
+                zg[s] += zg[s + step]
+                zw[s] += zw[s + step]
+    # Compare G^2 / den by cross multiplication (no division per set): den
+    # is lambda + H (code 2), C (code 1) or 1 (code 0); the winner's value
+    # is then computed by ``_objective``.
+    lam = reg_lambda if code == 2 else 0.0
+    best_num, best_den, found = 0.0, 1.0, 0
+    limited = allowed < n_list
+    for s in range(1, size):
+        if limited and _popcount(s) > allowed:
+            continue
+        g = zg[s]
+        den = 1.0 if code == 0 else lam + zw[s]
+        if den > 0.0 and g * g * best_den > best_num * den:
+            best_num, best_den, found = g * g, den, s
+    if found == 0:
+        return 0.0, 0
+    g, w = zg[found], zw[found]
+    return _objective(code, g, w, w if code == 1 else 1.0, n_total, reg_lambda), found
+
+
+@jit
+def _popcount(x):
+    count = 0
+    while x != 0:
+        x &= x - 1
+        count += 1
+    return count
 
 
 @jit
@@ -555,8 +746,9 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
                stamps, known, implied, sums, wg, ww,
-               use_classes, classes, mark, counter, cg, cw, touched, keys, sub_b,
-               shared):
+               row_props, node_implied, acc, sub_b, sub_m, needs_bound,
+               subtree_bounds, codes, gkey, gid, gstamp, counter, cg, cw, touched, keys, zg, zw,
+               bit_prop, shared, best_extra):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best
     # value improved (IMPROVED) or ``max_expansions`` queries were expanded
@@ -628,6 +820,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             # rather than one n / 64-word test per proposition.
             _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
             known[:] = node
+        have_implied = False  # node_implied is filled on first need
         improved = False
         start = istate[AUG_USED]
         kept = 0
@@ -669,6 +862,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                     shared[0] = value
                 istate[BEST_RECORD] = q
                 istate[BEST_PROP] = a
+                best_extra[0] = 0
                 improved = True
             if alpha * b_a <= best:
                 counters[BOUND_IMMEDIATE] += 1
@@ -682,30 +876,32 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 c_a = crit
                 counters[CRIT_REUSED] += 1
             elif use_bits:
-                c_a = _critical_index_bits(child_ext, child_rows, m_a, ext, rows, m, a, bits,
-                                           node, known, implied)
+                if not have_implied:
+                    _node_implications(ext, bits, last_prop(aug_a, first, last), node_implied)
+                    have_implied = True
+                c_a = _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc)
             else:
                 stamp += 1
                 c_a = _critical_index(Xp, child_rows, m_a, a, n_bins, pf, pop, pb, implied,
                                       child_counts, child_lo_hi, stamp, stamps)
-            # The bound of the subtree of q p_a (tail augmentations after a),
-            # over the classes of propositions after a: only for a core child
-            # that will be pushed, and only while its rows merge into few
-            # enough classes to pay (CLASS_BOUND_MAX_FRACTION).
-            b_sub = b_a
-            if (use_classes and c_a == a and (max_length == 0 or rec_length[q] + 1 < max_length)
-                    and m_a >= 2):
-                b_sub = min(b_a, _class_bound(child_rows, m_a, classes[a + 1], gp, hp, cp, code,
-                                              n_total, reg_lambda,
-                                              int(CLASS_BOUND_MAX_FRACTION * m_a), mark, counter,
-                                              cg, cw, touched, keys))
             aug_a[start + kept] = a
             aug_b[start + kept] = b_a
             aug_c[start + kept] = c_a
-            sub_b[kept] = b_sub
+            # A core child to be pushed gets its subtree bounded (or
+            # solved) once the node's list is final (``_bound_subtrees``).
+            sub_b[kept] = b_a
+            sub_m[kept] = m_a
+            needs_bound[kept] = c_a == a and (max_length == 0 or rec_length[q] + 1 < max_length)
             kept += 1
-        kept = _drop_overtaken(aug_a, aug_b, aug_c, sub_b, start, kept, alpha, best, counters,
-                               fstate)
+        kept = _drop_overtaken(aug_a, aug_b, aug_c, sub_b, sub_m, needs_bound, start, kept,
+                               alpha, best, counters, fstate)
+        if subtree_bounds and _bound_subtrees(
+                ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, codes, gkey, gid,
+                gstamp, counter, zg, zw, bit_prop, gp, hp, cp, code, n_total, reg_lambda, cg, cw,
+                touched, keys, alpha, max_length, rec_length[q], q, istate, fstate, counters,
+                shared, best_extra):
+            improved = True
+            best = fstate[BEST_VALUE]
         pushed = _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_c,
                                 sub_b, start, kept, q, rec_length[q], max_length, alpha, best,
                                 counters, fstate)
@@ -725,7 +921,17 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
 
 
 @jit
-def _drop_overtaken(aug_a, aug_b, aug_c, sub_b, start, kept, alpha, best, counters, fstate):
+def last_prop(aug_a, first, last):
+    # One past the largest proposition of the list entries first..last-1.
+    top = 0
+    for k in range(first, last):
+        top = max(top, aug_a[k] + 1)
+    return top
+
+
+@jit
+def _drop_overtaken(aug_a, aug_b, aug_c, sub_b, sub_m, needs_bound, start, kept, alpha, best,
+                    counters, fstate):
     # Entries whose bound the best value reached later in the same node.
     n = 0
     for k in range(start, start + kept):
@@ -735,6 +941,8 @@ def _drop_overtaken(aug_a, aug_b, aug_c, sub_b, start, kept, alpha, best, counte
             continue
         aug_a[start + n], aug_b[start + n], aug_c[start + n] = aug_a[k], aug_b[k], aug_c[k]
         sub_b[n] = sub_b[k - start]
+        sub_m[n] = sub_m[k - start]
+        needs_bound[n] = needs_bound[k - start]
         n += 1
     return n
 

@@ -14,7 +14,13 @@ reference implementation and LCM) and prunes with
   the same augmentation in all of the node's siblings' subtrees;
 * equivalence pruning: only one *core query* per extent is expanded
   (prefix preservation, eq. 3.6), and the critical index of Theorem 3.2
-  carries the non-core verdicts into the siblings' subtrees (eq. 3.7, 3.8).
+  carries the non-core verdicts into the siblings' subtrees (eq. 3.7, 3.8);
+* subtree bounds (not in the paper): a child's subtree only adds the
+  propositions left in its augmentation list, so its extents are unions of
+  the classes of rows that agree on those; the tight bound over the classes
+  is tighter than over rows. With few propositions left (up to
+  ``EXACT_MAX_LIST``), the subtree is solved on the spot instead: the sums of
+  all its extensions come from one superset-sum (zeta) transform.
 
 The optimal core query is finally replaced by an approximately shortest
 query with the same extent (greedy set cover, end of Section 3.2).
@@ -69,9 +75,6 @@ ORDERS = ("best_first", "breadth_first", "depth_first")
 # Largest number of 64-bit words per extent for which implications and
 # refinements use bitset operations (see ``_BranchAndBound._setup_data``).
 BITSET_MAX_WORDS = 256
-# Largest table of proposition classes, (propositions + 1) x positions
-# int32 entries (64 MB), for the subtree bound; beyond it, rows bound only.
-CLASSES_MAX_ENTRIES = 2**24
 # Largest extent bitset (64-bit words) stored with every expanded query.
 STORED_EXTENT_MAX_WORDS = 16
 
@@ -258,10 +261,16 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
             their bound after they were pushed.
         pruned_bound_subtree
             Core refinements not pushed because the bound of their subtree
-            over the classes of rows that the later propositions cannot
-            separate is at most ``best / approximation`` (their entry stays
-            in the list for the siblings). Not in the paper; see
-            :mod:`rulebook._bnb_kernels`.
+            is at most ``best / approximation``: the tight bound over the
+            classes of rows that the propositions left in their augmentation
+            list cannot separate (their entry stays in the list for the
+            siblings). Not in the paper; see :mod:`rulebook._bnb_kernels`.
+        subtrees_solved
+            Core refinements not pushed because their whole subtree was
+            solved on the spot: with few propositions left in their list,
+            the sums of all ``2^L`` extensions are computed at once and the
+            best becomes the best query if it improves on it. Not in the
+            paper; see :mod:`rulebook._bnb_kernels`.
         certified
             True if the search finished, or stopped with
             ``best >= approximation * (largest open bound)``.
@@ -418,6 +427,9 @@ class _BranchAndBound:
         self.fstate = np.array([_objective(self.code, G, H, C, self.n_total, self.reg_lambda),
                                 -np.inf])
         self.istate[bnb.BEST_RECORD], self.istate[bnb.BEST_PROP] = 0, -1
+        # Further propositions of the best query (count, then the
+        # propositions), set when a subtree solved exactly holds it.
+        self.best_extra = np.zeros(65, np.int64)
         self.shared = self.fstate[:1].copy()  # the best value of all threads
         self.counters = np.zeros(bnb.N_COUNTERS, np.int64)
         self._setup_pools()
@@ -454,29 +466,19 @@ class _BranchAndBound:
         # node: bitsets win unless n is large (demographics, 6876 atoms = 108
         # words: 10.4 s with bitsets, 21.5 s with counts for 10 rules).
         self.use_bits = W <= BITSET_MAX_WORDS
-        self._setup_classes(bits[rank], n)
+        # Each row's propositions as a bitset, for critical indices.
+        PW = (len(props) + 63) // 64
+        self.row_props = np.zeros((n if self.use_bits else 1, PW), np.uint64)
+        if self.use_bits:
+            bnb.row_proposition_bits(self.bits, n, self.row_props)
+        # Subtree bounds over classes of rows (``_bnb_kernels._bound_subtrees``)
+        # are tight bounds of Theorem 3.1 over groups of rows, which do not
+        # cover the h == 0 special case of the second-order objective at
+        # lambda == 0 (``_bound_kernels._singletons_without_regularisation``).
+        self.subtree_bounds = not (self.code == 2 and self.reg_lambda == 0.0)
         # Records keep their extent (W words each) when that is small: it
         # saves a walk up the records, a chain of cache misses, per node.
         self.store_ext = W <= STORED_EXTENT_MAX_WORDS
-
-    def _setup_classes(self, bits, n):
-        """Classes of positions that propositions ``j..P-1`` do not separate.
-
-        ``classes[j]`` numbers them for every ``j`` (``classes[P]``: one
-        class). The subtree of a query with tail ``a`` only adds
-        propositions after ``a``, so its extents are unions of the classes
-        ``classes[a + 1]``, and the bound over those is admissible for it
-        and tighter than over rows (``_bnb_kernels._class_bound``).
-        """
-        P = len(bits)
-        self.use_classes = (0 < (P + 1) * n <= CLASSES_MAX_ENTRIES
-                            and not (self.code == 2 and self.reg_lambda == 0.0))
-        if not self.use_classes:
-            self.classes = np.zeros((1, 1), np.int32)
-            return
-        classes = np.empty((P + 1, n), np.int32)
-        bnb.class_table(np.ascontiguousarray(bits), n, classes)
-        self.classes = classes
 
     def _setup_pools(self):
         """Open list, records and augmentation pools, with the root."""
@@ -504,15 +506,22 @@ class _BranchAndBound:
         P, n, d = len(self.props), len(self.root), self.problem.n_features
         B = int(self.problem.n_bins.max()) + 1
         W = len(self.full)
+        PW = self.row_props.shape[1]
+        # Code tables: a power of two, at least twice the most classes kept.
+        T = 1 << max(1, int(2 * n - 1).bit_length())
         return (np.empty(W, np.uint64), np.empty(W, np.uint64), np.empty(n, np.int64),
                 np.empty(n, np.int64), np.empty((d, B), np.int64),
                 np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
                 np.empty((d, 2), np.int64), np.zeros(d, np.int64),
                 np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
                 np.empty(n), np.empty(n),
-                self.use_classes, self.classes, np.zeros(n, np.int64),
-                np.zeros(1, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64),
-                np.empty(n), np.empty(P))
+                self.row_props, np.empty(PW, np.uint64), np.empty(PW, np.uint64),
+                np.empty(P), np.empty(P, np.int64), np.empty(P, np.bool_),
+                self.subtree_bounds, np.zeros(n, np.uint64), np.zeros(T, np.uint64),
+                np.zeros(T, np.int64), np.zeros(T, np.int64), np.zeros(1, np.int64),
+                np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n),
+                np.empty(1 << bnb.EXACT_MAX_LIST), np.empty(1 << bnb.EXACT_MAX_LIST),
+                np.empty(64, np.int64))
 
     def _bound(self, rows):
         p = self.problem
@@ -527,6 +536,7 @@ class _BranchAndBound:
             return self.snapshot[1]
         parent, prop = self.rec[0], self.rec[1]
         found, r = [], int(self.istate[bnb.BEST_RECORD])
+        found.extend(int(p) for p in self.best_extra[1: 1 + self.best_extra[0]])
         if self.istate[bnb.BEST_PROP] >= 0:
             found.append(int(self.istate[bnb.BEST_PROP]))
         while r >= 0:
@@ -546,7 +556,7 @@ class _BranchAndBound:
             self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
             self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
             *self.open, *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate,
-            self.fstate, self.counters, *self.scratch, self.shared)
+            self.fstate, self.counters, *self.scratch, self.shared, self.best_extra)
         if status == bnb.GROW:
             self._grow()
         return status
@@ -625,6 +635,7 @@ class _BranchAndBound:
         other.istate = self.istate.copy()
         other.istate[bnb.N_OPEN] = 0
         other.fstate = self.fstate.copy()
+        other.best_extra = self.best_extra.copy()
         other.counters = np.zeros_like(self.counters)
         other.scratch = self._new_scratch()
         other.rec, other.rec_ext, other.aug = self.rec, self.rec_ext, self.aug  # copied on rebalance
@@ -703,6 +714,7 @@ class _BranchAndBound:
             "critical_index_reused": int(c[bnb.CRIT_REUSED]),
             "pruned_open": int(c[bnb.OPEN_PRUNED]),
             "pruned_bound_subtree": int(c[bnb.BOUND_SUBTREE]),
+            "subtrees_solved": int(c[bnb.SUBTREE_SOLVED]),
             "certified": bool(certified),
             "certified_ratio": float(ratio),
             "upper_bound": float(upper),
@@ -724,6 +736,7 @@ def _rebalance(source, target):
                           (float(target.fstate[bnb.BEST_VALUE]), target._own_best_query()),
                           key=lambda found: found[0])
     target.istate[bnb.BEST_RECORD], target.istate[bnb.BEST_PROP] = -1, -1
+    target.best_extra[0] = 0
     target.rec = [a.copy() for a in source.rec]
     target.rec_ext = source.rec_ext.copy()
     target.aug = [a.copy() for a in source.aug]

@@ -1,0 +1,155 @@
+"""Kernels of the branch and bound's subtree bounds and critical indices,
+against plain-NumPy references (``rulebook._bnb_kernels``)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulebook import _bnb_kernels as bnb
+from rulebook.optimal import ratio_order
+
+import naive
+from test_bounds import problems_with_extent
+
+
+def pack(satisfied):
+    """Bitsets (rows, W) uint64 of a boolean matrix (rows, n), bit i = column i."""
+    rows, n = satisfied.shape
+    bits = np.zeros((rows, max(1, (n + 63) // 64)), np.uint64)
+    packed = np.packbits(satisfied, axis=1, bitorder="little")
+    bits.view(np.uint8)[:, : packed.shape[1]] = packed
+    return bits
+
+
+def random_propositions(seed, P, n):
+    rng = np.random.default_rng(seed)
+    return rng.random((P, n)) < rng.random()
+
+
+def objective(problem, rows):
+    return float(naive.objective_value(
+        naive.NAMES[problem.objective], problem.g[rows].sum(), problem.h[rows].sum(),
+        problem.c[rows].sum(), problem.n_total, problem.reg_lambda))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 140), st.integers(1, 150), st.integers(0, 2**32 - 1))
+def test_row_proposition_bits_is_the_transpose(P, n, seed):
+    satisfied = random_propositions(seed, P, n)
+    row_props = np.empty((n, (P + 63) // 64), np.uint64)
+    bnb.row_proposition_bits(pack(satisfied), n, row_props)
+    np.testing.assert_array_equal(row_props, pack(satisfied.T))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 140), st.integers(1, 150), st.integers(0, 2**32 - 1), st.data())
+def test_critical_index_from_row_sets_matches_its_definition(P, n, seed, data):
+    """crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j}, else a (eq. 3.7)."""
+    satisfied = random_propositions(seed, P, n)
+    rng = np.random.default_rng(seed + 1)
+    # A node q: all rows, or the rows of one or two propositions.
+    node = np.ones(n, bool)
+    for j in rng.integers(0, P, data.draw(st.integers(0, 2))):
+        node &= satisfied[j]
+    a = data.draw(st.integers(0, P - 1))
+    child = node & satisfied[a]
+    if not child.any():
+        return  # the kernel only sees non-empty refinements
+    bits, row_props = pack(satisfied), pack(satisfied.T)
+    ext = pack(node[None])[0]
+    node_implied = np.empty(row_props.shape[1], np.uint64)
+    bnb._node_implications(ext, bits, P, node_implied)
+    implied = [not (node & ~satisfied[j]).any() for j in range(P)]
+    np.testing.assert_array_equal(node_implied, pack(np.array(implied)[None])[0])
+    child_rows = np.flatnonzero(child)
+    got = bnb._critical_index_rows(child_rows, len(child_rows), a, row_props, node_implied,
+                                   np.empty(row_props.shape[1], np.uint64))
+    expected = next((j for j in range(a)
+                     if not (child & ~satisfied[j]).any() and not implied[j]), a)
+    assert got == expected
+
+
+def positions_problem(problem_extent, seed, n_codes, dense_bits=0):
+    """Statistics in position (ratio) order, an extent bitset, random codes
+    (with ``dense_bits``: that many bits, each set with probability 0.8, so
+    that long extensions still have rows)."""
+    problem, extent = problem_extent
+    order = ratio_order(problem)
+    rank = np.empty(len(problem.g), np.int64)
+    rank[order] = np.arange(len(order))
+    positions = np.sort(rank[extent])
+    n = len(order)
+    ext = np.zeros(max(1, (n + 63) // 64), np.uint64)
+    for p in positions:
+        ext[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_codes, n).astype(np.uint64)
+    if dense_bits:
+        set_bits = rng.random((n, dense_bits)) < 0.8
+        codes = (set_bits << np.arange(dense_bits)).sum(axis=1).astype(np.uint64)
+    stats = (problem.g[order], problem.h[order], problem.c[order])
+    return problem, order, positions, ext, codes, stats
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems_with_extent(integer_stats=True), st.integers(1, 6), st.integers(0, 2**32 - 1),
+       st.booleans())
+def test_code_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, n_codes, seed,
+                                                                 direct):
+    """The subtree bound: Theorem 3.1 with the classes of equal code as items."""
+    problem, order, positions, ext, codes, stats = positions_problem(problem_extent, seed,
+                                                                    n_codes)
+    if problem.objective == 2 and problem.reg_lambda == 0.0:
+        return  # not used there (the h == 0 special case)
+    members = [order[positions[codes[positions] == k]] for k in range(n_codes)]
+    members = [m for m in members if len(m)]
+    best = 0.0
+    for mask in range(1, 2 ** len(members)):
+        best = max(best, objective(problem, np.concatenate(
+            [m for i, m in enumerate(members) if mask >> i & 1])))
+    n = len(order)
+    T = 8 if direct else 4  # hashed: a table smaller than the codes, so probing is tested
+    if not direct:
+        codes = codes * np.uint64(0x10001)  # large, colliding codes
+    scratch = (np.zeros(T, np.uint64), np.zeros(T, np.int64), np.zeros(T, np.int64),
+               np.zeros(1, np.int64), *stats, problem.objective, problem.n_total,
+               problem.reg_lambda, np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n))
+    full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
+    got = bnb._code_class_bound(ext, full, codes, direct, min(len(members) + 1, T // 2 + 1),
+                                *scratch)
+    if len(members) <= T // 2:
+        assert got == best
+    # Given up (no bound) once the extent spans more classes than allowed.
+    if members:
+        assert bnb._code_class_bound(ext, full, codes, direct, len(members) - 1,
+                                     *scratch) == np.inf
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems_with_extent(integer_stats=True), st.integers(1, 5), st.integers(1, 5),
+       st.integers(0, 2**32 - 1))
+def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_list, allowed,
+                                                              seed):
+    """The best S (1 <= |S| <= allowed) of rows whose code contains S."""
+    problem, order, positions, ext, codes, stats = positions_problem(
+        problem_extent, seed, 2 ** n_list, dense_bits=n_list if seed % 2 else 0)
+    if problem.objective == 2 and problem.reg_lambda == 0.0:
+        return
+    best, arg = 0.0, 0
+    for S in range(1, 2 ** n_list):
+        if bin(S).count("1") > allowed:
+            continue
+        rows = order[positions[(codes[positions] & np.uint64(S)) == np.uint64(S)]]
+        value = objective(problem, rows) if len(rows) else 0.0
+        if value > best:
+            best, arg = value, S
+    full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
+    size = 1 << bnb.EXACT_MAX_LIST
+    value, found = bnb._solve_subtree(ext, full, codes, n_list, allowed, np.empty(size),
+                                      np.empty(size), *stats, problem.objective,
+                                      problem.n_total, problem.reg_lambda)
+    assert value == best
+    if best > 0:
+        assert 0 < bin(found).count("1") <= allowed
+        rows = order[positions[(codes[positions] & np.uint64(found)) == np.uint64(found)]]
+        assert objective(problem, rows) == best
