@@ -270,3 +270,19 @@ def test_optimal_search_keeps_to_the_paper_propositions():
         result = optimal_search(problem, time_limit=30)
         assert result.conditions
         assert all(allowed[f, b, op] for f, op, b in result.conditions), result.conditions
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(numbers, min_size=1, max_size=60), st.integers(1, 12))
+def test_qcut_edges_are_pandas_qcuts_bit_for_bit(values, q):
+    """The fast edges equal ``pandas.qcut``'s (the paper's code) wherever it succeeds."""
+    from rulebook.binning import _qcut_edges
+
+    column = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    if np.isnan(column).all():
+        return
+    try:
+        _, expected = pd.qcut(column, q, labels=False, retbins=True, duplicates="drop")
+    except ValueError:
+        return  # e.g. repeated edges that pandas refuses to drop
+    np.testing.assert_array_equal(_qcut_edges(column, q), expected)
