@@ -319,28 +319,6 @@ def _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc):
 
 
 @jit
-def _intersect_extract(ext, prop_bits, out_ext, out_rows, gp, hp, cp, sums):
-    # OUT: out_ext = ext & prop_bits; out_rows[:m] its positions; sums[0:3]
-    # their (G, H, C), summed in position order as ``_refine`` does.
-    # Returns m.
-    m = 0
-    sg, sh, sc = 0.0, 0.0, 0.0
-    for w in range(ext.shape[0]):
-        word = ext[w] & prop_bits[w]
-        out_ext[w] = word
-        while word != 0:
-            r = w * 64 + trailing_zeros(word)
-            out_rows[m] = r
-            m += 1
-            sg += gp[r]
-            sh += hp[r]
-            sc += cp[r]
-            word &= word - np.uint64(1)
-    sums[0], sums[1], sums[2] = sg, sh, sc
-    return m
-
-
-@jit
 def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code, n_total,
                     reg_lambda, sums):
     # The refinement q p_a in one pass over its rows, in position (= ratio)
@@ -877,7 +855,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 counters[CRIT_REUSED] += 1
             elif use_bits:
                 if not have_implied:
-                    _node_implications(ext, bits, last_prop(aug_a, first, last), node_implied)
+                    _node_implications(ext, bits, _list_end(aug_a, first, last), node_implied)
                     have_implied = True
                 c_a = _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc)
             else:
@@ -921,7 +899,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
 
 
 @jit
-def last_prop(aug_a, first, last):
+def _list_end(aug_a, first, last):
     # One past the largest proposition of the list entries first..last-1.
     top = 0
     for k in range(first, last):
