@@ -323,18 +323,21 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
                     reg_lambda, sums):
     # The refinement q p_a in one pass over its rows, in position (= ratio)
     # order: its bitset out_ext = ext & prop_bits and positions out_rows[:m],
-    # sums[0:3] = (G, H, C), and the tight bound (Theorem 3.1): the prefix
-    # half (eq. 3.4) in this pass, the suffix half (eq. 3.5) in a second
-    # pass over the gathered gradients wg and weights ww (h, or c for the
-    # gradient-boosting objective), which are contiguous.
+    # sums[0:3] = (G, H, C) as the objective reads them, from one weight sum
+    # W (H for the second-order objective, else C; the others do not read
+    # H, and the second-order one reads C only as "C > 0", true of every
+    # non-empty set of rows as all have positive weight: m stands in), and
+    # the tight bound (Theorem 3.1): the prefix half (eq. 3.4) in this pass, the
+    # suffix half (eq. 3.5) in a second pass over the gathered gradients wg
+    # and weights ww, which are contiguous.
     # Candidates are compared as fractions G^2 / (lambda + W) by cross
     # multiplication; the winner's value is then computed by ``_objective``
     # exactly as ``bound`` does. Returns (m, bound).
     lam = reg_lambda if code == 2 else 0.0
+    weights = hp if code == 2 else cp
     m = 0
-    sg, sh, sc = 0.0, 0.0, 0.0
+    sg, sw = 0.0, 0.0
     pos, neg = 0.0, 0.0
-    sw = 0.0
     best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
     for w in range(ext.shape[0]):
         word = ext[w] & prop_bits[w]
@@ -344,12 +347,10 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
             word &= word - np.uint64(1)
             out_rows[m] = r
             gi = gp[r]
-            wi = cp[r] if code == 1 else hp[r]
+            wi = weights[r]
             wg[m], ww[m] = gi, wi
             m += 1
             sg += gi
-            sh += hp[r]
-            sc += cp[r]
             sw += wi
             if gi > 0.0:
                 pos += gi
@@ -358,7 +359,7 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
                     best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
             elif gi < 0.0:
                 neg -= gi
-    sums[0], sums[1], sums[2] = sg, sh, sc
+    sums[0], sums[1], sums[2] = sg, sw, float(m) if code == 2 else sw
     if m == 0:
         return 0, 0.0
     if code == 0:
@@ -368,17 +369,18 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
         return m, bound(out_rows, m, gp, hp, cp, code, n_total, reg_lambda)
     tg, tw = 0.0, 0.0
     for i in range(m - 1, -1, -1):
+        if wg[i] >= 0.0:
+            # Rows are in ratio order: every earlier gradient is >= 0 too,
+            # so no suffix candidate is left.
+            break
         tg += wg[i]
         tw += ww[i]
-        if wg[i] < 0.0:
-            den = lam + tw
-            if den > 0.0 and tg * tg * best_den > best_num * den:
-                best_num, best_den, best_g, best_w = tg * tg, den, tg, tw
+        den = lam + tw
+        if den > 0.0 and tg * tg * best_den > best_num * den:
+            best_num, best_den, best_g, best_w = tg * tg, den, tg, tw
     if best_num == 0.0:
         return m, 0.0
-    # The weight stands in for H (code 2) or C (code 1) in the objective;
-    # code 2 reads C only as "C > 0", true of every non-empty set of rows
-    # (they all have positive weight).
+    # The weight stands in for H (code 2) or C (code 1) in the objective.
     return m, _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
 
 

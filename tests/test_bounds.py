@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebook import _bound_kernels as kernels
+from rulebook.objectives import _objective
 from rulebook.optimal import ratio_order
 from rulebook.search import SearchProblem
 
@@ -143,6 +144,14 @@ def test_fused_child_evaluation_equals_bound_and_sums(problem_extent):
     assert m == len(extent)
     np.testing.assert_array_equal(order[rows], extent)  # ratio order kept
     np.testing.assert_array_equal(out_ext, ext)
-    np.testing.assert_allclose(sums, [problem.g[extent].sum(), problem.h[extent].sum(),
-                                      problem.c[extent].sum()], rtol=1e-12, atol=1e-12)
+    G, H, C = problem.g[extent].sum(), problem.h[extent].sum(), problem.c[extent].sum()
+    # The sums the objective reads: H only for the second-order objective
+    # (code 2), which reads C only as "C > 0"; the others read G and C.
+    read = [0, 1] if problem.objective == 2 else [0, 2]
+    np.testing.assert_allclose(sums[read], np.array([G, H, C])[read], rtol=1e-12, atol=1e-12)
+    assert (sums[2] > 0) == (C > 0)
+    value = _objective(problem.objective, *sums, problem.n_total, problem.reg_lambda)
+    expected = naive.objective_value(naive.NAMES[problem.objective], G, H, C, problem.n_total,
+                                     problem.reg_lambda)
+    assert np.isclose(value, expected, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(bnd, subset_maximum(problem, extent), rtol=1e-9, atol=1e-12)
