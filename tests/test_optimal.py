@@ -309,12 +309,12 @@ def _split_at_once(batch=1):
     """Split every search over threads after its first expansion, and
     rebalance after every ``batch`` expansions per thread."""
     cls = optimal_module._BranchAndBound
-    saved = cls.PARALLEL_AFTER, cls.BATCH
-    cls.PARALLEL_AFTER, cls.BATCH = 1, batch
+    saved = cls.PARALLEL_AFTER_WORDS, cls.BATCH
+    cls.PARALLEL_AFTER_WORDS, cls.BATCH = 1, batch
     try:
         yield
     finally:
-        cls.PARALLEL_AFTER, cls.BATCH = saved
+        cls.PARALLEL_AFTER_WORDS, cls.BATCH = saved
 
 
 @settings(max_examples=100, deadline=None)
