@@ -324,10 +324,10 @@ def _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc):
 
 
 @jit
-def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code, n_total,
+def _evaluate_child(ext, bits, a, out_ext, out_rows, gp, hp, cp, wg, ww, code, n_total,
                     reg_lambda, sums):
     # The refinement q p_a in one pass over its rows, in position (= ratio)
-    # order: its bitset out_ext = ext & prop_bits and positions out_rows[:m],
+    # order: its bitset out_ext = ext & bits[a] and positions out_rows[:m],
     # sums[0:3] = (G, H, C) as the objective reads them, from one weight sum
     # W (H for the second-order objective, else C; the others do not read
     # H, and the second-order one reads C only as "C > 0", true of every
@@ -345,7 +345,7 @@ def _evaluate_child(ext, prop_bits, out_ext, out_rows, gp, hp, cp, wg, ww, code,
     pos, neg = 0.0, 0.0
     best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
     for w in range(ext.shape[0]):
-        word = ext[w] & prop_bits[w]
+        word = ext[w] & bits[a, w]
         out_ext[w] = word
         while word != 0:
             r = w * 64 + trailing_zeros(word)
@@ -468,9 +468,9 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @jit
-def _code_class_bound(ext, prop_bits, codes, direct, max_classes, gkey, gid, gstamp, counter,
+def _code_class_bound(ext, bits, a, codes, direct, max_classes, gkey, gid, gstamp, counter,
                       gp, hp, cp, code, n_total, reg_lambda, cg, cw, touched, keys):
-    # The tight bound over the classes of the rows of ext & prop_bits, a
+    # The tight bound over the classes of the rows of ext & bits[a], a
     # class being the rows of one code (``codes[position]``: which of the
     # child's remaining augmentations the row satisfies). Codes are grouped
     # in a table of size T (a power of two): indexed by the code itself when
@@ -488,7 +488,7 @@ def _code_class_bound(ext, prop_bits, codes, direct, max_classes, gkey, gid, gst
     shift = np.uint64(64 - log_t)
     k = 0
     for w in range(ext.shape[0]):
-        word = ext[w] & prop_bits[w]
+        word = ext[w] & bits[a, w]
         while word != 0:
             r = w * 64 + trailing_zeros(word)
             word &= word - np.uint64(1)
@@ -552,7 +552,7 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 sub_b[j] = -np.inf  # no augmentation left: no subtree
             elif n_list <= EXACT_MAX_LIST and (1 << n_list) <= EXACT_ROWS_FACTOR * sub_m[j]:
                 allowed = n_list if max_length == 0 else max_length - length - 1
-                value, found = _solve_subtree(ext, bits[a], codes, n_list, allowed, zg, zw, gp,
+                value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp,
                                               hp, cp, code, n_total, reg_lambda)
                 if found != 0 and value > best:
                     best = value
@@ -571,7 +571,7 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
             elif n_list <= 64:
                 direct = n_list < 64 and (one << np.uint64(n_list)) <= np.uint64(T)
                 sub_b[j] = min(sub_b[j], _code_class_bound(
-                    ext, bits[a], codes, direct, int(CLASS_BOUND_MAX_FRACTION * sub_m[j]),
+                    ext, bits, a, codes, direct, int(CLASS_BOUND_MAX_FRACTION * sub_m[j]),
                     gkey, gid, gstamp, counter, gp, hp, cp, code, n_total, reg_lambda, cg, cw,
                     touched, keys))
         if n_list == 64:
@@ -588,9 +588,9 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
 
 
 @jit
-def _solve_subtree(ext, prop_bits, codes, n_list, allowed, zg, zw, gp, hp, cp, code, n_total,
+def _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp, hp, cp, code, n_total,
                    reg_lambda):
-    # The best query of the subtree of a child (rows ext & prop_bits) whose
+    # The best query of the subtree of a child (rows ext & bits[a]) whose
     # remaining list has n_list entries: every extension adds a set S of
     # them, and its extent is the rows whose code contains S. Sums per
     # code, then per superset (the zeta transform over the 2^n_list codes,
@@ -600,7 +600,7 @@ def _solve_subtree(ext, prop_bits, codes, n_list, allowed, zg, zw, gp, hp, cp, c
     zg[:size] = 0.0
     zw[:size] = 0.0
     for w in range(ext.shape[0]):
-        word = ext[w] & prop_bits[w]
+        word = ext[w] & bits[a, w]
         while word != 0:
             r = w * 64 + trailing_zeros(word)
             word &= word - np.uint64(1)
@@ -899,7 +899,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 counters[IMPLIED] += 1
                 continue
             if use_bits:
-                m_a, b_a = _evaluate_child(ext, bits[a], child_ext, child_rows, gp, hp, cp, wg,
+                m_a, b_a = _evaluate_child(ext, bits, a, child_ext, child_rows, gp, hp, cp, wg,
                                            ww, code, n_total, reg_lambda, sums)
             else:
                 f = pf[a]

@@ -327,6 +327,21 @@ class _PropositionSpace:
 
     @classmethod
     def of(cls, problem):
+        # Every round of a fit asks for the same space: keep the last one.
+        allowed = getattr(problem, "allowed", None)
+        key = tuple(None if a is None else (a.dtype.str, a.shape, a.tobytes())
+                    for a in (np.asarray(problem.n_bins), np.asarray(problem.is_nominal), allowed))
+        last = _LAST_SPACE.get("entry")
+        if last is not None and last[0] == key:
+            return last[1]
+        space = cls._build(problem)
+        for array in (space.feature, space.op, space.bin, space.feature_start, space.searched):
+            array.flags.writeable = False  # shared by later rounds
+        _LAST_SPACE["entry"] = (key, space)
+        return space
+
+    @classmethod
+    def _build(cls, problem):
         feature, op, bin_, start = [], [], [], [0]
         for j, nb in enumerate(int(b) for b in problem.n_bins):
             if problem.is_nominal[j]:
@@ -365,6 +380,9 @@ class _PropositionSpace:
                                    problem.objective, problem.n_total, float(problem.reg_lambda),
                                    float(m), value, count, implied)
         return value, count, implied
+
+
+_LAST_SPACE = {}  # the last space built (replaced whole: safe across threads)
 
 
 def ratio_order(problem):
@@ -808,13 +826,18 @@ def shortest_equivalent(problem, props, rows, space=None):
         return tuple(props)
     space = space or _PropositionSpace.of(problem)
     _, _, implied = space.score(problem, problem.histograms(rows), len(rows))
-    outside = np.setdiff1d(problem.rows, rows, assume_unique=True)
+    # Only searched propositions implied by the extent may cover it.
+    candidate = np.zeros(len(implied), bool)
+    candidate[space.searched] = True
+    candidate &= implied
+    inside = np.zeros(len(problem.X_binned), bool)
+    inside[rows] = True
+    outside = problem.rows[~inside[problem.rows]]
     chosen = []
     while len(outside) and len(chosen) < len(props) - 1:
         # count[p] = outside rows that p keeps; the best p keeps the fewest.
         _, count, _ = space.score(problem, problem.histograms(outside), len(outside))
-        count[~implied] = np.inf
-        count[np.setdiff1d(np.arange(len(count)), space.searched)] = np.inf
+        count[~candidate] = np.inf
         p = int(np.argmin(count))
         chosen.append(p)
         outside = problem.refine(outside, space.condition(p))

@@ -130,7 +130,7 @@ def evaluate_child(problem, extent):
     gp, hp, cp = problem.g[order], problem.h[order], problem.c[order]
     out_ext, out_rows = np.empty(W, np.uint64), np.empty(n, np.int64)
     wg, ww, sums = np.empty(n), np.empty(n), np.empty(3)
-    m, bnd = bnb._evaluate_child(ext, full, out_ext, out_rows, gp, hp, cp, wg, ww,
+    m, bnd = bnb._evaluate_child(ext, full[None, :], 0, out_ext, out_rows, gp, hp, cp, wg, ww,
                                  problem.objective, problem.n_total, problem.reg_lambda, sums)
     return m, out_rows[:m], out_ext, ext, sums, bnd, order
 

@@ -115,13 +115,13 @@ def test_code_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, 
                np.zeros(1, np.int64), *stats, problem.objective, problem.n_total,
                problem.reg_lambda, np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n))
     full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
-    got = bnb._code_class_bound(ext, full, codes, direct, min(len(members) + 1, T // 2 + 1),
+    got = bnb._code_class_bound(ext, full[None, :], 0, codes, direct, min(len(members) + 1, T // 2 + 1),
                                 *scratch)
     if len(members) <= T // 2:
         assert got == best
     # Given up (no bound) once the extent spans more classes than allowed.
     if members:
-        assert bnb._code_class_bound(ext, full, codes, direct, len(members) - 1,
+        assert bnb._code_class_bound(ext, full[None, :], 0, codes, direct, len(members) - 1,
                                      *scratch) == np.inf
 
 
@@ -145,7 +145,7 @@ def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_
             best, arg = value, S
     full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
     size = 1 << bnb.EXACT_MAX_LIST
-    value, found = bnb._solve_subtree(ext, full, codes, n_list, allowed, np.empty(size),
+    value, found = bnb._solve_subtree(ext, full[None, :], 0, codes, n_list, allowed, np.empty(size),
                                       np.empty(size), *stats, problem.objective,
                                       problem.n_total, problem.reg_lambda)
     assert value == best
