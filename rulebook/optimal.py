@@ -34,7 +34,8 @@ when it is expanded), and one expansion about a microsecond on data of a
 thousand rows.
 
 Large searches run on several threads (``OptimalLearner(n_jobs=...)``):
-after 4096 serial expansions the open list is split, each thread runs the
+after ``32768 / W`` serial expansions (``W`` words per extent bitset: 4096
+on up to 512 atoms, 63 on digits5) the open list is split, each thread runs the
 compiled loop (which releases the GIL) on its own part, the threads share the
 best value for pruning, and a thread that runs dry takes half of the longest
 list. The parallelism is over subtrees, not over the features of one node:
@@ -105,8 +106,9 @@ class OptimalLearner:
         result is then guaranteed to be within this factor of the optimum.
     n_jobs : int >= 1 or None, default=None
         Threads for a large search (None: numba's thread count, set by
-        ``NUMBA_NUM_THREADS``). A round runs serially for its first 4096
-        node expansions; a search still running then is split: each thread
+        ``NUMBA_NUM_THREADS``). A round runs serially for its first
+        ``32768 / W`` node expansions, ``W = ceil(atoms / 64)`` (4096 on
+        up to 512 atoms); a search still running then is split: each thread
         expands the queries of its own best-first open list, all share the
         best value for pruning, and a thread that runs out takes half of
         the longest list. Only ``order="best_first"`` is split. The optimal
