@@ -642,15 +642,15 @@ def _superset_sums(z, n_list):
         for b in range(0, size, 8):
             x0, x1, x2, x3 = z[b], z[b + 1], z[b + 2], z[b + 3]
             x4, x5, x6, x7 = z[b + 4], z[b + 5], z[b + 6], z[b + 7]
-            x0 += x1
+            x0 += x1  # bit 0
             x2 += x3
             x4 += x5
             x6 += x7
-            x0 += x2
+            x0 += x2  # bit 1
             x1 += x3
             x4 += x6
             x5 += x7
-            x0 += x4
+            x0 += x4  # bit 2
             x1 += x5
             x2 += x6
             x3 += x7
