@@ -477,7 +477,8 @@ def _code_class_bound(ext, bits, a, codes, direct, max_classes, gkey, gid, gstam
     # ``direct`` (codes < T), else by a multiplicative hash with linear
     # probing. Returns +inf beyond max_classes classes (few rows merge: the
     # bound is hardly tighter than the row bound and sorting would cost more
-    # than it saves).
+    # than it saves). SCRATCH cg, cw (class sums), keys (class row counts,
+    # then sort keys) and touched (the classes' order), for ``_group_bound``.
     counter[0] += 1
     stamp = counter[0]
     T = gid.shape[0]
