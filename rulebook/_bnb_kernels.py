@@ -66,7 +66,7 @@ References
 """
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._bound_kernels import _implies, bound
 
@@ -289,7 +289,8 @@ def _node_implications(ext, bits, n_props, out):
     # OUT: out (PW,) uint64, bit j set if the node's extent (bitset ext)
     # lies inside proposition j, for j < n_props; other bits cleared.
     # Non-implied propositions fail at their first differing word.
-    out[:] = 0
+    for w in range(out.shape[0]):
+        out[w] = 0
     one = np.uint64(1)
     for j in range(n_props):
         if _subset(ext, bits[j]):
@@ -297,26 +298,30 @@ def _node_implications(ext, bits, n_props, out):
 
 
 @jit
-def _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc):
+def _critical_index_rows(child_ext, a, row_props, node_implied, acc):
     # crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j} (eq. 3.7), or
-    # a if none. The candidates j < a not implied by q (``node_implied``)
-    # are ANDed with each row's proposition set; the AND is usually empty
-    # after a row or two, so a core child costs O(1) rows instead of a
-    # bitset test per proposition before a.
+    # a if none; child_ext is the bitset of q p_a. The candidates j < a
+    # not implied by q (``node_implied``) are ANDed with each row's
+    # proposition set; the AND is usually empty after a row or two, so a
+    # core child costs O(1) rows instead of a bitset test per proposition
+    # before a.
     one = np.uint64(1)
     n_words = (a + 63) >> 6
     for w in range(n_words):
         acc[w] = ~node_implied[w]
     if a & 63:
         acc[n_words - 1] &= (one << np.uint64(a & 63)) - one
-    for i in range(m_a):
-        r = child_rows[i]
-        left = np.uint64(0)
-        for w in range(n_words):
-            acc[w] &= row_props[r, w]
-            left |= acc[w]
-        if left == 0:
-            return a
+    for v in range(child_ext.shape[0]):
+        word = child_ext[v]
+        while word != 0:
+            r = v * 64 + trailing_zeros(word)
+            word &= word - one
+            left = np.uint64(0)
+            for w in range(n_words):
+                acc[w] &= row_props[r, w]
+                left |= acc[w]
+            if left == 0:
+                return a
     for w in range(n_words):
         if acc[w] != 0:
             return w * 64 + trailing_zeros(acc[w])
@@ -324,69 +329,97 @@ def _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc):
 
 
 @jit
-def _evaluate_child(ext, bits, a, out_ext, out_rows, gp, hp, cp, wg, ww, code, n_total,
-                    reg_lambda, sums):
-    # The refinement q p_a in one pass over its rows, in position (= ratio)
-    # order: its bitset out_ext = ext & bits[a] and positions out_rows[:m],
-    # sums[0:3] = (G, H, C) as the objective reads them, from one weight sum
-    # W (H for the second-order objective, else C; the others do not read
-    # H, and the second-order one reads C only as "C > 0", true of every
-    # non-empty set of rows as all have positive weight: m stands in), and
-    # the tight bound (Theorem 3.1): the prefix half (eq. 3.4) in this pass, the
-    # suffix half (eq. 3.5) in a second pass over the gathered gradients wg
-    # and weights ww, which are contiguous.
+def _evaluate_child(ext, bits, a, out_ext, neg_start, gp, hp, cp, code, n_total, reg_lambda,
+                    sums, out_rows):
+    # The refinement q p_a in one visit of each of its rows: its bitset
+    # out_ext = ext & bits[a], sums[0:3] = (G, H, C) as the objective reads
+    # them, from one weight sum W (H for the second-order objective, else C;
+    # the others do not read H, and the second-order one reads C only as
+    # "C > 0", true of every non-empty set of rows as all have positive
+    # weight: m stands in), and the tight bound (Theorem 3.1).
+    # Positions are in ratio order, so gradients are >= 0 before
+    # ``neg_start`` and < 0 from it on (``negative_start``): the prefix
+    # candidates (eq. 3.4) are met walking forward up to neg_start, the
+    # suffix candidates (eq. 3.5) walking backward down to it. Nothing is
+    # stored per row (a second pass over gathered rows cost a third of
+    # this kernel's time).
     # Candidates are compared as fractions G^2 / (lambda + W) by cross
     # multiplication; the winner's value is then computed by ``_objective``
-    # exactly as ``bound`` does. Returns (m, bound).
+    # exactly as ``bound`` does. SCRATCH out_rows (n,), only for the
+    # lambda == 0 case. Returns (m, bound).
     lam = reg_lambda if code == 2 else 0.0
     weights = hp if code == 2 else cp
+    n_words = ext.shape[0]
+    one = np.uint64(1)
+    split = neg_start >> 6
+    low = (one << np.uint64(neg_start & 63)) - one  # the split word's bits before neg_start
     m = 0
     sg, sw = 0.0, 0.0
-    pos, neg = 0.0, 0.0
     best_num, best_den, best_g, best_w = 0.0, 1.0, 0.0, 0.0
-    for w in range(ext.shape[0]):
+    for w in range(min(split + 1, n_words)):
         word = ext[w] & bits[a, w]
         out_ext[w] = word
+        if w == split:
+            word &= low
         while word != 0:
             r = w * 64 + trailing_zeros(word)
-            word &= word - np.uint64(1)
-            out_rows[m] = r
+            word &= word - one
             gi = gp[r]
-            wi = weights[r]
-            wg[m], ww[m] = gi, wi
             m += 1
             sg += gi
-            sw += wi
+            sw += weights[r]
             if gi > 0.0:
-                pos += gi
                 den = lam + sw
                 if den > 0.0 and sg * sg * best_den > best_num * den:
                     best_num, best_den, best_g, best_w = sg * sg, den, sg, sw
-            elif gi < 0.0:
-                neg -= gi
-    sums[0], sums[1], sums[2] = sg, sw, float(m) if code == 2 else sw
+    tg, tw = 0.0, 0.0
+    for w in range(n_words - 1, split - 1, -1):
+        word = ext[w] & bits[a, w]
+        if w == split:
+            word &= ~low
+        else:
+            out_ext[w] = word
+        while word != 0:
+            top = np.uint64(63 - leading_zeros(word))
+            word ^= one << top
+            r = w * 64 + np.int64(top)
+            m += 1
+            tg += gp[r]
+            tw += weights[r]
+            den = lam + tw
+            if den > 0.0 and tg * tg * best_den > best_num * den:
+                best_num, best_den, best_g, best_w = tg * tg, den, tg, tw
+    G, W = sg + tg, sw + tw
+    sums[0], sums[1], sums[2] = G, W, float(m) if code == 2 else W
     if m == 0:
         return 0, 0.0
     if code == 0:
-        return m, max(pos, neg)
+        return m, max(sg, -tg)
     if code == 2 and lam == 0.0:
         # Rows with h == 0 need the extra candidates of ``bound``.
+        _extract(out_ext, out_rows)
         return m, bound(out_rows, m, gp, hp, cp, code, n_total, reg_lambda)
-    tg, tw = 0.0, 0.0
-    for i in range(m - 1, -1, -1):
-        if wg[i] >= 0.0:
-            # Rows are in ratio order: every earlier gradient is >= 0 too,
-            # so no suffix candidate is left.
-            break
-        tg += wg[i]
-        tw += ww[i]
-        den = lam + tw
-        if den > 0.0 and tg * tg * best_den > best_num * den:
-            best_num, best_den, best_g, best_w = tg * tg, den, tg, tw
     if best_num == 0.0:
         return m, 0.0
     # The weight stands in for H (code 2) or C (code 1) in the objective.
     return m, _objective(code, best_g, best_w, best_w if code == 1 else 1.0, n_total, lam)
+
+
+@jit
+def negative_start(gp):
+    """The first position whose gradient is negative (``len(gp)`` if none).
+
+    Gradients in ratio order (``optimal.ratio_order``) are positive, then
+    zero, then negative, so this is a binary search.
+    """
+    lo, hi = 0, gp.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if gp[mid] < 0.0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 @jit
@@ -598,8 +631,9 @@ def _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp, hp, cp, cod
     # O(n_list 2^n_list)), then the best S with at most ``allowed`` entries
     # (S empty: the child itself, not counted). Returns (value, S).
     size = 1 << n_list
-    zg[:size] = 0.0
-    zw[:size] = 0.0
+    for s in range(size):  # a loop, not a slice: views cost reference counting
+        zg[s] = 0.0
+        zw[s] = 0.0
     for w in range(ext.shape[0]):
         word = ext[w] & bits[a, w]
         while word != 0:
@@ -800,7 +834,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                aug_a, aug_b, aug_c,
                istate, fstate, counters,
                ext, child_ext, rows, child_rows, counts, lo_hi, child_counts, child_lo_hi,
-               stamps, known, implied, sums, wg, ww,
+               stamps, known, implied, sums,
                row_props, node_implied, acc, sub_b, sub_m, needs_bound,
                subtree_bounds, codes, gkey, gid, gstamp, counter, cg, cw, touched, keys, zg, zw,
                bit_prop, shared, best_extra):
@@ -823,6 +857,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
     #     another thread ended its batch, and they meet to rebalance.
     # SCRATCH: the rest.
     n_props = pf.shape[0]
+    neg_start = negative_start(gp)
     expanded_here = 0
     stamp = stamps.max()
     while True:
@@ -862,7 +897,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
         if not store_ext:
             _query_extent(q, rec_parent, rec_prop, bits, full, ext)
         elif e < 0:
-            ext[:] = rec_ext[q]
+            for w in range(ext.shape[0]):
+                ext[w] = rec_ext[q, w]
         else:
             # One cache line or two instead of a walk up the records.
             for w in range(ext.shape[0]):
@@ -900,8 +936,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 counters[IMPLIED] += 1
                 continue
             if use_bits:
-                m_a, b_a = _evaluate_child(ext, bits, a, child_ext, child_rows, gp, hp, cp, wg,
-                                           ww, code, n_total, reg_lambda, sums)
+                m_a, b_a = _evaluate_child(ext, bits, a, child_ext, neg_start, gp, hp, cp, code,
+                                           n_total, reg_lambda, sums, child_rows)
             else:
                 f = pf[a]
                 m_a = _refine(Xp, rows, m, f, pop[a], pb[a], n_bins[f], gp, hp, cp, child_rows,
@@ -936,7 +972,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 if not have_implied:
                     _node_implications(ext, bits, _list_end(aug_a, first, last), node_implied)
                     have_implied = True
-                c_a = _critical_index_rows(child_rows, m_a, a, row_props, node_implied, acc)
+                c_a = _critical_index_rows(child_ext, a, row_props, node_implied, acc)
             else:
                 stamp += 1
                 c_a = _critical_index(Xp, child_rows, m_a, a, n_bins, pf, pop, pb, implied,
@@ -967,7 +1003,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             rec_aug_len[q] = kept
             istate[AUG_USED] = start + kept
             if store_ext:
-                rec_ext[q, :] = ext
+                for w in range(ext.shape[0]):
+                    rec_ext[q, w] = ext[w]
         else:
             rec_aug_off[q] = start
             rec_aug_len[q] = 0

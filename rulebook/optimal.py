@@ -392,7 +392,8 @@ def ratio_order(problem):
 
     ``g / c`` for the gradient-boosting objective; rows with ``h == 0`` sort
     as ``+inf`` or ``-inf`` by the sign of ``g`` (the limit of the ratio),
-    rows with ``g == 0`` as 0. The sort is stable, so ties keep row order.
+    rows with ``g == 0`` as 0. Equal ratios are ordered by the sign of
+    ``g`` (positive first), then by row order.
 
     Returns
     -------
@@ -409,7 +410,10 @@ def ratio_order(problem):
     np.clip(key, -np.finfo(key.dtype).max, np.finfo(key.dtype).max, out=key)
     zero = (w <= 0) & (g != 0)
     key[zero] = np.copysign(np.inf, g[zero])
-    return rows[np.argsort(-key, kind="stable")]
+    # Ties (ratios that underflow to 0) are broken by the sign of g, so that
+    # gradients are positive, zero, negative along the order, which the
+    # search's child evaluation relies on (``_bnb_kernels.negative_start``).
+    return rows[np.lexsort((-np.sign(g), -key))]
 
 
 class _BranchAndBound:
@@ -540,7 +544,6 @@ class _BranchAndBound:
                 np.empty((d, 2), np.int64), np.empty((d, B), np.int64),
                 np.empty((d, 2), np.int64), np.zeros(d, np.int64),
                 np.full(P, -1, np.int64), np.empty(P, np.bool_), np.empty(3),
-                np.empty(n), np.empty(n),
                 self.row_props, np.empty(PW, np.uint64), np.empty(PW, np.uint64),
                 np.empty(P), np.empty(P, np.int64), np.empty(P, np.bool_),
                 self.subtree_bounds, np.zeros(n, np.uint64), np.zeros(T, np.uint64),

@@ -128,11 +128,11 @@ def evaluate_child(problem, extent):
         ext[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
     full = np.full(W, np.uint64(0xFFFFFFFFFFFFFFFF))
     gp, hp, cp = problem.g[order], problem.h[order], problem.c[order]
-    out_ext, out_rows = np.empty(W, np.uint64), np.empty(n, np.int64)
-    wg, ww, sums = np.empty(n), np.empty(n), np.empty(3)
-    m, bnd = bnb._evaluate_child(ext, full[None, :], 0, out_ext, out_rows, gp, hp, cp, wg, ww,
-                                 problem.objective, problem.n_total, problem.reg_lambda, sums)
-    return m, out_rows[:m], out_ext, ext, sums, bnd, order
+    out_ext, out_rows, sums = np.empty(W, np.uint64), np.empty(n, np.int64), np.empty(3)
+    m, bnd = bnb._evaluate_child(ext, full[None, :], 0, out_ext, bnb.negative_start(gp), gp, hp,
+                                 cp, problem.objective, problem.n_total, problem.reg_lambda, sums,
+                                 out_rows)
+    return m, out_ext, ext, sums, bnd, order
 
 
 @settings(max_examples=300, deadline=None)
@@ -140,9 +140,8 @@ def evaluate_child(problem, extent):
 def test_fused_child_evaluation_equals_bound_and_sums(problem_extent):
     """The search loop's one-pass evaluation: extent, sums and bound."""
     problem, extent = problem_extent
-    m, rows, out_ext, ext, sums, bnd, order = evaluate_child(problem, extent)
+    m, out_ext, ext, sums, bnd, order = evaluate_child(problem, extent)
     assert m == len(extent)
-    np.testing.assert_array_equal(order[rows], extent)  # ratio order kept
     np.testing.assert_array_equal(out_ext, ext)
     G, H, C = problem.g[extent].sum(), problem.h[extent].sum(), problem.c[extent].sum()
     # The sums the objective reads: H only for the second-order objective
@@ -155,3 +154,48 @@ def test_fused_child_evaluation_equals_bound_and_sums(problem_extent):
                                      problem.reg_lambda)
     assert np.isclose(value, expected, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(bnd, subset_maximum(problem, extent), rtol=1e-9, atol=1e-12)
+
+
+def prefix_suffix_maximum(objective, g, h, c, n_total, reg_lambda):
+    """Theorem 3.1 in NumPy: the best prefix or suffix of rows in ratio order."""
+    if len(g) == 0:
+        return 0.0
+    name = naive.NAMES[objective]
+    pre = [np.cumsum(a) for a in (g, h, c)]
+    suf = [np.cumsum(a[::-1]) for a in (g, h, c)]
+    values = [naive.objective_value(name, *sums, n_total, reg_lambda) for sums in (pre, suf)]
+    return max(0.0, float(np.max(np.concatenate(values))))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.sampled_from([0, 1, 2]), st.sampled_from([0.0, 0.5, 30.0]),
+       st.integers(0, 2**32 - 1))
+def test_child_evaluation_on_many_words(n, objective, reg_lambda, seed):
+    """Extents over several 64-bit words: the forward (positive gradients)
+    and backward (negative gradients) walks meet inside a word or at a word
+    boundary; sums and bound match NumPy."""
+    from rulebook import _bnb_kernels as bnb
+
+    rng = np.random.default_rng(seed)
+    # Gradients with ties and zeros; some h == 0 only where lambda > 0 (at
+    # lambda == 0 the kernel defers to ``bound``, tested above).
+    g = rng.choice([-2.0, -0.5, 0.0, 0.25, 1.0], n) * rng.uniform(0.5, 1.5, n)
+    h = rng.uniform(0.1, 2.0, n) * (rng.random(n) > (0.2 if reg_lambda > 0 else 0.0))
+    problem = _problem(g=g, h=h, reg_lambda=reg_lambda, objective=objective)
+    problem.c = rng.uniform(0.5, 2.0, n)
+    extent = np.flatnonzero(rng.random(n) < rng.uniform(0.05, 1.0))
+    m, out_ext, ext, sums, bnd, order = evaluate_child(problem, extent)
+    assert m == len(extent)
+    np.testing.assert_array_equal(out_ext, ext)
+    weight = problem.h if objective == 2 else problem.c
+    np.testing.assert_allclose(sums[:2], [g[extent].sum(), weight[extent].sum()],
+                               rtol=1e-12, atol=1e-12)
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    rows = order[np.sort(rank[extent])]  # the extent in ratio order
+    if objective == 0:
+        expected = max(g[rows][g[rows] > 0].sum(), -g[rows][g[rows] < 0].sum())
+    else:
+        expected = prefix_suffix_maximum(objective, g[rows], problem.h[rows], problem.c[rows],
+                                         problem.n_total, reg_lambda)
+    np.testing.assert_allclose(bnd, expected, rtol=1e-12, atol=1e-12)

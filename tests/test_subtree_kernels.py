@@ -61,8 +61,7 @@ def test_critical_index_from_row_sets_matches_its_definition(P, n, seed, data):
     bnb._node_implications(ext, bits, P, node_implied)
     implied = [not (node & ~satisfied[j]).any() for j in range(P)]
     np.testing.assert_array_equal(node_implied, pack(np.array(implied)[None])[0])
-    child_rows = np.flatnonzero(child)
-    got = bnb._critical_index_rows(child_rows, len(child_rows), a, row_props, node_implied,
+    got = bnb._critical_index_rows(pack(child[None])[0], a, row_props, node_implied,
                                    np.empty(row_props.shape[1], np.uint64))
     expected = next((j for j in range(a)
                      if not (child & ~satisfied[j]).any() and not implied[j]), a)
