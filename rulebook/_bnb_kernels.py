@@ -586,8 +586,8 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 sub_b[j] = -np.inf  # no augmentation left: no subtree
             elif n_list <= EXACT_MAX_LIST and (1 << n_list) <= EXACT_ROWS_FACTOR * sub_m[j]:
                 allowed = n_list if max_length == 0 else max_length - length - 1
-                value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp,
-                                              hp, cp, code, n_total, reg_lambda)
+                value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, best, zg, zw,
+                                              gp, hp, cp, code, n_total, reg_lambda)
                 if found != 0 and value > best:
                     best = value
                     fstate[BEST_VALUE] = value
@@ -622,14 +622,15 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
 
 
 @jit
-def _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp, hp, cp, code, n_total,
-                   reg_lambda):
+def _solve_subtree(ext, bits, a, codes, n_list, allowed, best, zg, zw, gp, hp, cp, code,
+                   n_total, reg_lambda):
     # The best query of the subtree of a child (rows ext & bits[a]) whose
-    # remaining list has n_list entries: every extension adds a set S of
-    # them, and its extent is the rows whose code contains S. Sums per
-    # code, then per superset (the zeta transform over the 2^n_list codes,
-    # O(n_list 2^n_list)), then the best S with at most ``allowed`` entries
-    # (S empty: the child itself, not counted). Returns (value, S).
+    # remaining list has n_list entries, if its value exceeds ``best``:
+    # every extension adds a set S of them, and its extent is the rows
+    # whose code contains S. Sums per code, then per superset (the zeta
+    # transform over the 2^n_list codes, O(n_list 2^n_list)), then the best
+    # S with at most ``allowed`` entries (S empty: the child itself, not
+    # counted). Returns (value, S), or (0.0, 0) if no S beats ``best``.
     size = 1 << n_list
     for s in range(size):  # a loop, not a slice: views cost reference counting
         zg[s] = 0.0
@@ -644,10 +645,12 @@ def _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp, hp, cp, cod
             zw[c] += cp[r] if code == 1 else hp[r]
     _superset_sums(zg, n_list)
     _superset_sums(zw, n_list)
+    lam = reg_lambda if code == 2 else 0.0
+    if not _any_above(zg, zw, size, best, code, n_total, lam):
+        return 0.0, 0  # the usual case: the subtree holds nothing better
     # Compare G^2 / den by cross multiplication (no division per set): den
     # is lambda + H (code 2), C (code 1) or 1 (code 0); the winner's value
     # is then computed by ``_objective``.
-    lam = reg_lambda if code == 2 else 0.0
     best_num, best_den, found = 0.0, 1.0, 0
     limited = allowed < n_list
     for s in range(1, size):
@@ -661,6 +664,30 @@ def _solve_subtree(ext, bits, a, codes, n_list, allowed, zg, zw, gp, hp, cp, cod
         return 0.0, 0
     g, w = zg[found], zw[found]
     return _objective(code, g, w, w if code == 1 else 1.0, n_total, reg_lambda), found
+
+
+@jit
+def _any_above(zg, zw, size, best, code, n_total, lam):
+    # Could any set s = 1..size-1 have an objective above ``best``? The
+    # test G^2 > t (lam + W), with t from ``best`` and the objective's
+    # form (``_objective``), has no loop-carried state, so it vectorises,
+    # unlike the search for the best set. t is lowered by a relative 1e-9
+    # so that rounding cannot hide a set whose exact value is above best.
+    if best <= 0.0:
+        return True
+    if code == 2:
+        t = 2.0 * n_total * best
+    else:
+        t = best * best
+    t *= 1.0 - 1e-9
+    count = 0
+    if code == 0:
+        for s in range(1, size):
+            count += zg[s] * zg[s] > t
+    else:
+        for s in range(1, size):
+            count += zg[s] * zg[s] > t * (lam + zw[s])
+    return count > 0
 
 
 @jit

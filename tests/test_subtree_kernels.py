@@ -126,10 +126,12 @@ def test_code_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, 
 
 @settings(max_examples=300, deadline=None)
 @given(problems_with_extent(integer_stats=True), st.integers(1, 5), st.integers(1, 5),
-       st.integers(0, 2**32 - 1))
+       st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0, 0.5, 1.0 - 1e-12, 1.0, 2.0]))
 def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_list, allowed,
-                                                              seed):
-    """The best S (1 <= |S| <= allowed) of rows whose code contains S."""
+                                                              seed, incumbent):
+    """The best S (1 <= |S| <= allowed) of rows whose code contains S,
+    whenever its value exceeds the incumbent (``incumbent`` times the
+    optimum; None: -inf); otherwise the kernel may report nothing."""
     problem, order, positions, ext, codes, stats = positions_problem(
         problem_extent, seed, 2 ** n_list, dense_bits=n_list if seed % 2 else 0)
     if problem.objective == 2 and problem.reg_lambda == 0.0:
@@ -144,9 +146,13 @@ def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_
             best, arg = value, S
     full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
     size = 1 << bnb.EXACT_MAX_LIST
-    value, found = bnb._solve_subtree(ext, full[None, :], 0, codes, n_list, allowed, np.empty(size),
-                                      np.empty(size), *stats, problem.objective,
+    incumbent = -np.inf if incumbent is None else incumbent * best
+    value, found = bnb._solve_subtree(ext, full[None, :], 0, codes, n_list, allowed, incumbent,
+                                      np.empty(size), np.empty(size), *stats, problem.objective,
                                       problem.n_total, problem.reg_lambda)
+    if best <= incumbent and found == 0:
+        assert value == 0.0  # nothing better than the incumbent: may say so
+        return
     assert value == best
     if best > 0:
         assert 0 < bin(found).count("1") <= allowed
