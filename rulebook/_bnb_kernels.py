@@ -70,7 +70,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._bound_kernels import _implies, bound
 
-from ._config import jit
+from ._config import jit, jit_inline
 from ._search_kernels import _satisfies
 from .objectives import _objective
 
@@ -222,7 +222,7 @@ def _refine(Xp, rows, m, f, op, k, nb, gp, hp, cp, out, sums):
     return count
 
 
-@jit
+@jit_inline
 def _subset(x, y):
     # Is bitset x a subset of bitset y?
     for w in range(x.shape[0]):
@@ -231,7 +231,7 @@ def _subset(x, y):
     return True
 
 
-@jit
+@jit_inline
 def _contains(rows, m, y):
     # Do the positions rows[:m] all lie in bitset y? A sparse extent is
     # tested row by row (usually its first row already fails), a dense one
@@ -244,7 +244,7 @@ def _contains(rows, m, y):
     return True
 
 
-@jit
+@jit_inline
 def _inside(x, rows, m, y):
     # Is the extent (bitset x, positions rows[:m]) a subset of bitset y?
     # m < 0: positions not extracted.
@@ -253,7 +253,7 @@ def _inside(x, rows, m, y):
     return _subset(x, y)
 
 
-@jit
+@jit_inline
 def _is_implied(j, ext, rows, m, bits, node, known, implied):
     # Memoised "q -> p_j" for the node being expanded (``known[j] == node``).
     if known[j] != node:
@@ -297,7 +297,7 @@ def _node_implications(ext, bits, n_props, out):
             out[j >> 6] |= one << np.uint64(j & 63)
 
 
-@jit
+@jit_inline
 def _critical_index_rows(child_ext, a, row_props, node_implied, acc):
     # crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j} (eq. 3.7), or
     # a if none; child_ext is the bitset of q p_a. The candidates j < a
@@ -328,7 +328,7 @@ def _critical_index_rows(child_ext, a, row_props, node_implied, acc):
     return a
 
 
-@jit
+@jit_inline
 def _evaluate_child(ext, bits, a, out_ext, neg_start, gp, hp, cp, code, n_total, reg_lambda,
                     sums, out_rows):
     # The refinement q p_a in one visit of each of its rows: its bitset
@@ -790,13 +790,13 @@ def _sift_down(items, keys, i, n):
 
 # ---------------------------------------------------------------- open list
 
-@jit
+@jit_inline
 def _heap_less(b1, t1, b2, t2):
     # Larger bound first; on ties the older entry (smaller tie number).
     return b1 > b2 or (b1 == b2 and t1 < t2)
 
 
-@jit
+@jit_inline
 def _push(order, istate, open_b, open_t, open_rec, open_e, bnd, rec, e):
     i = istate[N_OPEN]
     istate[N_OPEN] = i + 1
@@ -813,7 +813,7 @@ def _push(order, istate, open_b, open_t, open_rec, open_e, bnd, rec, e):
         i = parent
 
 
-@jit
+@jit_inline
 def _swap(open_b, open_t, open_rec, open_e, i, j):
     open_b[i], open_b[j] = open_b[j], open_b[i]
     open_t[i], open_t[j] = open_t[j], open_t[i]
@@ -821,7 +821,7 @@ def _swap(open_b, open_t, open_rec, open_e, i, j):
     open_e[i], open_e[j] = open_e[j], open_e[i]
 
 
-@jit
+@jit_inline
 def _pop(order, istate, open_b, open_t, open_rec, open_e):
     # Returns (bound, record, entry) of the next open query.
     if order == BREADTH_FIRST:

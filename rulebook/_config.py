@@ -37,6 +37,16 @@ def jit(func):
     return numba.njit(**_FLAGS)(func)
 
 
+def jit_inline(func):
+    """:func:`jit`, and inlined into compiled callers at numba's level.
+
+    For small kernels called in the search's inner loops: a call that is
+    not inlined increments and decrements the reference count of each
+    array argument (two calls into numba's runtime per array per call).
+    """
+    return numba.njit(inline="always", **_FLAGS)(func)
+
+
 def jit_parallel(func):
     """Compile ``func`` lazily with ``parallel=True`` (``prange`` honoured).
 
