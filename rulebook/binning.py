@@ -478,28 +478,55 @@ def _paper_thresholds(X, propositions):
         raise ValueError(f"X must be a pandas DataFrame; got {type(X).__name__}.")
     counts = _check_propositions(propositions, X)
     specs, empty = {}, np.empty(0)
-    for name in X.columns:
-        label, column = str(name), X[name]
-        kind = column.dtype.kind
+    numeric, positions = [], []
+    for j, (name, dtype) in enumerate(X.dtypes.items()):  # not X[name]: a Series each
+        kind = dtype.kind
         if kind == "O":
-            specs[label] = {"kind": NOMINAL, "le": empty, "gt": empty}
-            continue
-        if kind not in "uif":
-            specs[label] = {"kind": None, "le": empty, "gt": empty}
-            continue
-        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        if np.isinf(values).any():  # quantiles with infinities are NaN
-            raise ValueError(f"column {label!r} contains infinite values; replace them with NaN "
-                             "(missing) or finite values.")
-        present = np.unique(values[~np.isnan(values)])  # sorted distinct values
-        n_distinct = len(present) + bool(np.isnan(values).any())
-        k = counts(label)
+            specs[str(name)] = {"kind": NOMINAL, "le": empty, "gt": empty}
+        elif kind not in "uif":
+            specs[str(name)] = {"kind": None, "le": empty, "gt": empty}
+        else:
+            numeric.append(name)
+            positions.append(j)
+    if not numeric:
+        return specs
+    # All numeric columns at once: one conversion, one sort, and one
+    # quantile call per group of columns cut alike (about 0.1 ms per column
+    # when done one by one, most of a small fit's binning).
+    if len(numeric) == X.shape[1]:
+        values = X.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:  # by position: selecting the columns by name copies through pandas
+        values = np.column_stack([X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+                                  for j in positions])
+    infinite = np.isinf(values).any(axis=0)
+    if infinite.any():  # quantiles with infinities are NaN
+        raise ValueError(f"column {str(numeric[int(np.argmax(infinite))])!r} contains infinite "
+                         "values; replace them with NaN (missing) or finite values.")
+    ordered = np.sort(values, axis=0)  # NaN last
+    n_valid = (~np.isnan(values)).sum(axis=0)
+    cuts = {}
+    for j, name in enumerate(numeric):
+        column = ordered[: n_valid[j], j]
+        present = column[np.concatenate(([True], column[1:] != column[:-1]))] if len(column) else column
+        n_distinct = len(present) + bool(n_valid[j] < len(values))
+        k = counts(str(name))
         if k is not None and 2 * n_distinct > k and len(present):
-            edges = _qcut_edges(values, k // 2)
-            if np.any(np.diff(edges) < 0):  # e.g. values near the smallest float
-                raise ValueError(f"column {label!r}: its {k // 2} quantiles are not increasing "
-                                 "(values too close to the smallest float).")
-            le = np.asarray(edges[1:], dtype=np.float64)
+            cuts.setdefault((k // 2, bool(n_valid[j] < len(values))), []).append(j)
+        specs[str(name)] = present  # replaced below
+    edges = {}
+    for (q, has_nan), columns in cuts.items():
+        if has_nan:
+            for j in columns:
+                edges[j] = _qcut_edges(values[:, j], q)
+        else:
+            edges.update(zip(columns, _qcut_edges_of_columns(values[:, columns], q)))
+    for j, name in enumerate(numeric):
+        label, present = str(name), specs[str(name)]
+        if j in edges:
+            if np.any(np.diff(edges[j]) < 0):  # e.g. values near the smallest float
+                raise ValueError(f"column {label!r}: its {counts(label) // 2} quantiles are not "
+                                 "increasing (values too close to the smallest float).")
+            le = np.asarray(edges[j][1:], dtype=np.float64)
             ge = le
         else:
             le, ge = present[:-1], present[1:]
@@ -511,6 +538,27 @@ def _paper_thresholds(X, propositions):
         below = np.searchsorted(present, ge, side="left") - 1
         specs[label] = {"kind": NUMERIC, "le": le, "gt": present[below[below >= 0]]}
     return specs
+
+
+def _qcut_edges_of_columns(values, q):
+    """:func:`_qcut_edges` of each column of ``values`` (no NaN), in one
+    quantile call; the same numbers, as each column's quantiles are computed
+    by the same operations."""
+    levels = _qcut_levels(q)
+    quantiles = np.quantile(values, levels, axis=0)
+    return [_drop_repeated(quantiles[:, j]) for j in range(values.shape[1])]
+
+
+def _qcut_levels(q):
+    levels = np.linspace(0, 1, q + 1)
+    np.putmask(levels, q * levels != np.arange(q + 1), np.nextafter(levels, 1))
+    return levels
+
+
+def _drop_repeated(edges):
+    if len(edges) != 2:
+        edges = edges[np.concatenate([[True], edges[1:] != edges[:-1]])]
+    return edges
 
 
 def _qcut_edges(values, q):
@@ -536,12 +584,7 @@ def _qcut_edges(values, q):
     ndarray of float64
         Ascending edges, the minimum first and the maximum last.
     """
-    levels = np.linspace(0, 1, q + 1)
-    np.putmask(levels, q * levels != np.arange(q + 1), np.nextafter(levels, 1))
-    edges = np.quantile(values[~np.isnan(values)], levels)
-    if len(edges) != 2:
-        edges = edges[np.concatenate([[True], edges[1:] != edges[:-1]])]
-    return edges
+    return _drop_repeated(np.quantile(values[~np.isnan(values)], _qcut_levels(q)))
 
 
 def _check_propositions(propositions, X):

@@ -286,3 +286,19 @@ def test_qcut_edges_are_pandas_qcuts_bit_for_bit(values, q):
     except ValueError:
         return  # e.g. repeated edges that pandas refuses to drop
     np.testing.assert_array_equal(_qcut_edges(column, q), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_qcut_edges_of_columns_equal_one_column_at_a_time(n, d, q, seed):
+    """One quantile call for many columns gives each column's edges bit for bit."""
+    from rulebook.binning import _qcut_edges, _qcut_edges_of_columns
+
+    rng = np.random.default_rng(seed)
+    # Ties (few distinct values) and spread values.
+    values = np.where(rng.random((n, d)) < 0.5, rng.integers(0, 3, (n, d)),
+                      rng.normal(size=(n, d)) * 10.0 ** rng.integers(-3, 4, (1, d)))
+    got = _qcut_edges_of_columns(values, q)
+    assert len(got) == d
+    for j in range(d):
+        np.testing.assert_array_equal(got[j], _qcut_edges(values[:, j], q))
