@@ -42,6 +42,25 @@ def test_row_proposition_bits_is_the_transpose(P, n, seed):
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_proposition_bits_match_the_conditions(n, d, seed):
+    """Each proposition's bitset over positions is its binned condition."""
+    rng = np.random.default_rng(seed)
+    n_bins = rng.integers(1, 9, d)
+    # Values in 0..n_bins (n_bins: missing), some features without missing.
+    X = np.column_stack([rng.integers(0, nb + (f % 2), n) for f, nb in enumerate(n_bins)])
+    X = np.asfortranarray(X.astype(np.uint16))
+    props = [(f, op, k) for f in range(d) for op in range(4) for k in range(n_bins[f])]
+    pick = rng.permutation(len(props))[: rng.integers(1, len(props) + 1)]
+    pf, pop, pb = (np.array([props[i][j] for i in pick], np.int64) for j in range(3))
+    bits = np.full((len(pick), (n + 63) // 64), np.uint64(12345))
+    bnb.proposition_bits(X, n_bins.astype(np.int64), pf, pop, pb, bits)
+    expected = np.array([naive.condition_mask(X, f, op, k, n_bins)
+                         for f, op, k in zip(pf, pop, pb)])
+    np.testing.assert_array_equal(bits, pack(expected))
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.integers(1, 140), st.integers(1, 150), st.integers(0, 2**32 - 1), st.data())
 def test_critical_index_from_row_sets_matches_its_definition(P, n, seed, data):
     """crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j}, else a (eq. 3.7)."""
