@@ -79,10 +79,10 @@ def _partition(X_binned, rows, n_bins, feature, op, bin_):
     # Two stages: identical binned rows first (cheap), then identical
     # signatures over the propositions (bins that only differ where no
     # searched proposition looks, e.g. with an ``allowed`` mask).
-    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    first, inverse = unique_rows(X)
     signature = _signatures(X[first], n_bins, feature, op, bin_)
-    _, first2, inverse2 = np.unique(signature, axis=0, return_index=True, return_inverse=True)
-    atom = inverse2.reshape(-1)[inverse.reshape(-1)]
+    first2, inverse2 = unique_rows(signature)
+    atom = inverse2[inverse]
     X_atoms = np.asfortranarray(X[first[first2]])
     for array in (atom, X_atoms):
         array.flags.writeable = False
@@ -93,6 +93,34 @@ def _partition(X_binned, rows, n_bins, feature, op, bin_):
 
 _LAST = {}
 _LOCK = threading.Lock()
+
+
+def unique_rows(A):
+    """``np.unique(A, axis=0, return_index=True, return_inverse=True)[1:]``.
+
+    The same order (rows ascending, column 0 first) and the same first
+    occurrences, from a stable ``np.lexsort`` over the columns: several times
+    faster than ``np.unique``'s sort of whole rows as structured values,
+    which was most of the atoms' cost in a small fit.
+
+    Returns
+    -------
+    first : ndarray of shape (n_unique,), intp
+        Index of each distinct row's first occurrence, distinct rows ascending.
+    inverse : ndarray of shape (n_rows,), intp
+        Each row's distinct-row number.
+    """
+    n = len(A)
+    if n == 0 or A.shape[1] == 0:
+        return np.zeros(min(n, 1), np.intp), np.zeros(n, np.intp)
+    order = np.lexsort(A.T[::-1])  # the last key is the primary one
+    ordered = A[order]
+    new = np.empty(n, bool)
+    new[0] = True
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(n, np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new].astype(np.intp), inverse
 
 
 def _signatures(X, n_bins, feature, op, bin_):

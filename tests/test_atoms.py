@@ -56,3 +56,22 @@ def test_a_new_array_with_other_values_is_not_served_from_the_cache():
     second = SearchProblem(other, n_bins, np.zeros(3, bool), stats, stats, stats,
                            np.arange(50), 1.0, 2)
     assert len(atom_problem(second, *_propositions(second)).rows) == 1 < len(atoms.rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 5), st.sampled_from([1, 2, 4, 1000]),
+       st.integers(0, 2**32 - 1))
+def test_unique_rows_is_numpys(n, d, values, seed):
+    """Same distinct-row order, first occurrences and inverse as np.unique
+    (binned rows are uint16, packed signatures uint8)."""
+    from rulebook._atoms import unique_rows
+
+    dtype = np.uint8 if values < 256 and seed % 2 else np.uint16
+    A = np.random.default_rng(seed).integers(0, values, (n, d)).astype(dtype)
+    first, inverse = unique_rows(A)
+    if d == 0:  # np.unique cannot take rows of no columns; one distinct row
+        assert list(first) == ([0] if n else []) and not inverse.any()
+        return
+    _, first_np, inverse_np = np.unique(A, axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(first, first_np)
+    np.testing.assert_array_equal(inverse, inverse_np.reshape(-1))
