@@ -624,7 +624,9 @@ class _BranchAndBound:
             if parallel and expanded >= serial:
                 self._run_parallel(max_nodes, deadline)
                 break
-            batch = self.BATCH if expanded else 1
+            # The root alone first only under a time limit (see above):
+            # each call costs a return to Python.
+            batch = self.BATCH if expanded or deadline is None else 1
             if parallel:
                 batch = min(batch, serial - expanded)
             if max_nodes is not None:
@@ -726,8 +728,15 @@ class _BranchAndBound:
         return np.concatenate(bounds)
 
     def max_open_bound(self):
-        bounds = self.open_bounds()
-        return float(bounds.max()) if len(bounds) else -np.inf
+        top = -np.inf
+        for w in self.workers:
+            head = int(w.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
+            end = int(w.istate[bnb.N_OPEN])
+            if end > head:
+                # A best-first list is a heap: its largest bound is first.
+                top = max(top, float(w.open[0][head] if self.order == 0
+                                     else w.open[0][head:end].max()))
+        return top
 
     def upper_bound(self):
         pruned = max(float(w.fstate[bnb.PRUNED_MAX]) for w in self.workers)
