@@ -384,3 +384,19 @@ def test_newton_rule_weight_invariant_to_scaling_the_weights(name, scale):
         _check_newton(loss, y, raw, s, reg_lambda)
         scaled = newton_rule_weight(loss, y, raw, scale * s, scale * reg_lambda)
         assert abs(scaled - expected) <= 1e-6 * max(1.0, abs(expected)), (reg_lambda, scaled, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.integers(0, 2**32 - 1))
+def test_weighted_mean_is_numpys_average_bit_for_bit(n, seed):
+    """The fast weighted mean does np.average's arithmetic: the same bits."""
+    from rulebook.losses import _weighted_mean
+
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-5, 6)
+    weights = rng.random(n) * (rng.random(n) < 0.8)
+    if weights.sum() == 0:
+        with pytest.raises(ZeroDivisionError):
+            _weighted_mean(values, weights)
+        return
+    assert _weighted_mean(values, weights) == float(np.average(values, weights=weights))
