@@ -171,6 +171,40 @@ def _bits_of(op, k, nb, per_bin, upto, out):
 
 
 @jit
+def ratio_sort_keys(g, w, rows, keys):
+    """Sort keys of ``rows`` for the ratio order (``optimal.ratio_order``).
+
+    ``keys[i]`` is minus the ratio ``g / w`` of row ``rows[i]``: ascending
+    keys are descending ratios. A ratio that overflows is clipped to the
+    largest float, so that it sorts after the infinite ratios of rows with
+    ``w <= 0`` and ``g != 0`` (the limit by the sign of ``g``). A ratio of
+    0 from a non-zero ``g`` (underflow) becomes the smallest float of the
+    sign of ``g``, so that along the order gradients are positive, zero,
+    then negative (``negative_start``).
+
+    Parameters
+    ----------
+    g, w : ndarray of shape (n,), float64
+    rows : ndarray of shape (m,), intp
+    keys : ndarray of shape (m,), float64
+        Output.
+    """
+    big = np.finfo(np.float64).max
+    tiny = 5e-324
+    for i in range(rows.shape[0]):
+        gi, wi = g[rows[i]], w[rows[i]]
+        if wi > 0.0:
+            ratio = min(max(gi / wi, -big), big)
+        elif gi != 0.0:
+            ratio = np.inf if gi > 0.0 else -np.inf
+        else:
+            ratio = 0.0
+        if ratio == 0.0 and gi != 0.0:
+            ratio = tiny if gi > 0.0 else -tiny
+        keys[i] = -ratio
+
+
+@jit
 def _extract(ext, out):
     # IN: ext (W,) uint64 bitset. OUT: out, its first m entries the set
     # positions, ascending. Returns m.

@@ -58,6 +58,7 @@ References
 
 import copy
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -385,6 +386,7 @@ class _PropositionSpace:
 
 
 _LAST_SPACE = {}  # the last space built (replaced whole: safe across threads)
+_LAST_SEARCH_ORDER = {}  # the last search order of propositions, likewise
 
 
 def ratio_order(problem):
@@ -392,28 +394,20 @@ def ratio_order(problem):
 
     ``g / c`` for the gradient-boosting objective; rows with ``h == 0`` sort
     as ``+inf`` or ``-inf`` by the sign of ``g`` (the limit of the ratio),
-    rows with ``g == 0`` as 0. Equal ratios are ordered by the sign of
-    ``g`` (positive first), then by row order.
+    rows with ``g == 0`` as 0; a ratio that underflows to 0 as the
+    smallest float of the sign of ``g`` (gradients are then positive, zero,
+    negative along the order). Equal ratios keep row order. Keys by the
+    kernel ``_bnb_kernels.ratio_sort_keys``.
 
     Returns
     -------
     ndarray of shape (n_active,), intp
     """
     rows = problem.rows
-    g = problem.g[rows]
-    w = (problem.c if problem.objective == 1 else problem.h)[rows]
-    key = np.zeros(len(rows))
-    with np.errstate(over="ignore"):
-        np.divide(g, w, out=key, where=w > 0)
-    # A ratio that overflows (h near the smallest float) must still sort
-    # after the truly infinite ratios of rows with h == 0.
-    np.clip(key, -np.finfo(key.dtype).max, np.finfo(key.dtype).max, out=key)
-    zero = (w <= 0) & (g != 0)
-    key[zero] = np.copysign(np.inf, g[zero])
-    # Ties (ratios that underflow to 0) are broken by the sign of g, so that
-    # gradients are positive, zero, negative along the order, which the
-    # search's child evaluation relies on (``_bnb_kernels.negative_start``).
-    return rows[np.lexsort((-np.sign(g), -key))]
+    w = problem.c if problem.objective == 1 else problem.h
+    keys = np.empty(len(rows))
+    bnb.ratio_sort_keys(problem.g, w, rows, keys)
+    return rows[np.argsort(keys, kind="stable")]
 
 
 class _BranchAndBound:
@@ -478,14 +472,24 @@ class _BranchAndBound:
                              space.bin[props], bits)
         # Ascending extent size, as the reference implementation orders its
         # attributes: large extents, which bounds rarely prune, come last in
-        # tail augmentation and so get the fewest augmentations.
-        sizes = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
-        rank = np.argsort(sizes, kind="stable")
-        self.props = props[rank]  # search index -> proposition number
+        # tail augmentation and so get the fewest augmentations. Sizes (in
+        # atoms) do not change between the rounds of a fit, which search
+        # the same atoms (the same array, ``_atoms``): the order is kept.
+        last = _LAST_SEARCH_ORDER.get("entry")
+        if last is not None and last[0]() is p.X_binned and last[1] is space:
+            rank, self.props, self.pf, self.pop, self.pb = last[2]
+        else:
+            sizes = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
+            rank = np.argsort(sizes, kind="stable")
+            self.props = props[rank]  # search index -> proposition number
+            self.pf = space.feature[self.props]
+            self.pop = space.op[self.props]
+            self.pb = space.bin[self.props]
+            kept = (rank, self.props, self.pf, self.pop, self.pb)
+            for array in kept:
+                array.flags.writeable = False  # shared by later rounds
+            _LAST_SEARCH_ORDER["entry"] = (weakref.ref(p.X_binned), space, kept)
         self.bits = np.ascontiguousarray(bits[rank])
-        self.pf = space.feature[self.props]
-        self.pop = space.op[self.props]
-        self.pb = space.bin[self.props]
         full = np.zeros(W, np.uint64)
         n = len(root)
         full[: n // 64] = np.uint64(0xFFFFFFFFFFFFFFFF)

@@ -199,3 +199,34 @@ def test_child_evaluation_on_many_words(n, objective, reg_lambda, seed):
         expected = prefix_suffix_maximum(objective, g[rows], problem.h[rows], problem.c[rows],
                                          problem.n_total, reg_lambda)
     np.testing.assert_allclose(bnd, expected, rtol=1e-12, atol=1e-12)
+
+
+def ratio_order_reference(problem):
+    """``ratio_order`` in NumPy: the ratio descending, then the sign of g
+    (for ratios that underflow to 0), then row order."""
+    rows = problem.rows
+    g = problem.g[rows]
+    w = (problem.c if problem.objective == 1 else problem.h)[rows]
+    key = np.zeros(len(rows))
+    with np.errstate(over="ignore", under="ignore"):
+        np.divide(g, w, out=key, where=w > 0)
+    np.clip(key, -np.finfo(float).max, np.finfo(float).max, out=key)
+    zero = (w <= 0) & (g != 0)
+    key[zero] = np.copysign(np.inf, g[zero])
+    return rows[np.lexsort((-np.sign(g), -key))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 60), st.sampled_from([1, 2]), st.integers(0, 2**32 - 1))
+def test_ratio_order_matches_numpy(n, objective, seed):
+    """Ties, zeros, h == 0, ratios that overflow and ratios that underflow."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice([0.0, 1.0, -1.0, 2.5, 1e-300, -1e-300, 1e300, -1e300], n)
+    h = rng.choice([0.0, 1.0, 0.5, 1e-300, 1e300], n)
+    problem = _problem(g=g, h=h, reg_lambda=1.0, objective=objective)
+    problem.c = rng.choice([0.5, 1.0, 1e300], n)
+    problem.rows = np.sort(rng.choice(n, rng.integers(0, n + 1), replace=False)).astype(np.intp)
+    order = ratio_order(problem)
+    np.testing.assert_array_equal(order, ratio_order_reference(problem))
+    signs = np.sign(problem.g[order])
+    assert np.all(np.diff(signs) <= 0)  # positive, zero, negative
