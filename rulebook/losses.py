@@ -38,11 +38,13 @@ def _weighted_mean(values, sample_weight):
     # np.average's own arithmetic (multiply, sum, divide by the summed
     # weights), the same bits, without its argument handling: that took
     # about 8 us a call, and a round makes several calls.
-    values, sample_weight = np.asarray(values, np.float64), np.asarray(sample_weight, np.float64)
-    total = sample_weight.sum()
-    if values.shape != sample_weight.shape or total == 0.0:
-        return float(np.average(values, weights=sample_weight))  # its errors
-    return float(np.multiply(values, sample_weight).sum() / total)
+    if sample_weight is None:
+        return float(np.average(values))
+    values, weights = np.asarray(values, np.float64), np.asarray(sample_weight, np.float64)
+    total = weights.sum()
+    if values.shape != weights.shape or total == 0.0:
+        return float(np.average(values, weights=sample_weight))  # its result or its error
+    return float(np.multiply(values, weights).sum() / total)
 
 
 @dataclass(frozen=True)

@@ -400,3 +400,7 @@ def test_weighted_mean_is_numpys_average_bit_for_bit(n, seed):
             _weighted_mean(values, weights)
         return
     assert _weighted_mean(values, weights) == float(np.average(values, weights=weights))
+    # Unweighted (None), and weights of another dtype, as np.average takes them.
+    assert _weighted_mean(values, None) == float(np.average(values))
+    counts = rng.integers(1, 4, n)
+    assert _weighted_mean(values, counts) == float(np.average(values, weights=counts))
