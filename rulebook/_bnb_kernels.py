@@ -492,6 +492,16 @@ def negative_start(gp):
 
     Gradients in ratio order (``optimal.ratio_order``) are positive, then
     zero, then negative, so this is a binary search.
+
+    Parameters
+    ----------
+    gp : ndarray of shape (n,), float64
+        Gradients in position (ratio) order.
+
+    Returns
+    -------
+    int
+        In ``0..n``; ``gp[:k] >= 0`` and ``gp[k:] < 0``.
     """
     lo, hi = 0, gp.shape[0]
     while lo < hi:

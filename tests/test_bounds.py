@@ -230,3 +230,17 @@ def test_ratio_order_matches_numpy(n, objective, seed):
     np.testing.assert_array_equal(order, ratio_order_reference(problem))
     signs = np.sign(problem.g[order])
     assert np.all(np.diff(signs) <= 0)  # positive, zero, negative
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 200), st.integers(0, 2**32 - 1))
+def test_negative_start_is_the_first_negative_gradient(n, seed):
+    """Binary search over gradients that are positive, zero, then negative."""
+    from rulebook import _bnb_kernels as bnb
+
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(n, rng.dirichlet(np.ones(3)))
+    gp = np.concatenate([rng.uniform(0.1, 2.0, counts[0]), np.zeros(counts[1]),
+                         -rng.uniform(0.1, 2.0, counts[2])])
+    expected = int(np.flatnonzero(gp < 0)[0]) if (gp < 0).any() else n
+    assert bnb.negative_start(gp) == expected
