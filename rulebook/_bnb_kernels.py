@@ -71,7 +71,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from ._bound_kernels import _implies, bound
 
 from ._config import jit, jit_inline
-from ._search_kernels import _satisfies
+from ._search_kernels import EQ, GT, LE, _satisfies
 from .objectives import _objective
 
 # Orders of the open list.
@@ -150,16 +150,16 @@ def _bits_of(op, k, nb, per_bin, upto, out):
     # float64 and round the words.)
     none = np.uint64(0)
     for w in range(out.shape[0]):
-        if op == 0:  # LE: b <= k
+        if op == LE:  # b <= k
             word = upto[min(k, nb), w] if k >= 0 else none
-        elif op == 1:  # GT: k < b < nb
+        elif op == GT:  # k < b < nb
             if nb == 0 or k >= nb - 1:
                 word = none
             elif k >= 0:
                 word = upto[nb - 1, w] & ~upto[k, w]
             else:
                 word = upto[nb - 1, w]
-        elif op == 2:  # EQ: b == k
+        elif op == EQ:  # b == k
             word = per_bin[k, w] if 0 <= k <= nb else none
         elif nb == 0:  # NE: b != k, not missing
             word = none

@@ -504,7 +504,7 @@ def _paper_thresholds(X, propositions):
                          "values; replace them with NaN (missing) or finite values.")
     ordered = np.sort(values, axis=0)  # NaN last
     n_valid = (~np.isnan(values)).sum(axis=0)
-    cuts = {}
+    cuts, presents = {}, []
     for j, name in enumerate(numeric):
         column = ordered[: n_valid[j], j]
         present = column[np.concatenate(([True], column[1:] != column[:-1]))] if len(column) else column
@@ -512,7 +512,7 @@ def _paper_thresholds(X, propositions):
         k = counts(str(name))
         if k is not None and 2 * n_distinct > k and len(present):
             cuts.setdefault((k // 2, bool(n_valid[j] < len(values))), []).append(j)
-        specs[str(name)] = present  # replaced below
+        presents.append(present)
     edges = {}
     for (q, has_nan), columns in cuts.items():
         if has_nan:
@@ -521,7 +521,7 @@ def _paper_thresholds(X, propositions):
         else:
             edges.update(zip(columns, _qcut_edges_of_columns(values[:, columns], q)))
     for j, name in enumerate(numeric):
-        label, present = str(name), specs[str(name)]
+        label, present = str(name), presents[j]
         if j in edges:
             if np.any(np.diff(edges[j]) < 0):  # e.g. values near the smallest float
                 raise ValueError(f"column {label!r}: its {counts(label) // 2} quantiles are not "
