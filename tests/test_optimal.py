@@ -354,3 +354,26 @@ def test_threaded_search_matches_the_serial_one_on_a_large_problem(objective):
     assert threaded.value == serial.value
     assert_consistent(problem, threaded)
     assert threaded.stats["certified"]
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_finished_search_is_freed_without_the_garbage_collector(n_jobs):
+    """No reference cycle keeps a round's open list and scratch alive until
+    the next collection (``workers`` once held the search itself)."""
+    import gc
+    import time
+    import weakref
+
+    problem = _random_problem(n=400, d=6, n_bins=6, seed=3)
+    with _split_at_once(batch=16):
+        search = optimal_module._BranchAndBound(problem, "best_first", 1.0,
+                                                time.perf_counter(), n_jobs)
+        search.run(None, None)
+    assert len(search.workers) == n_jobs
+    alive = weakref.ref(search)
+    gc.disable()
+    try:
+        del search
+        assert alive() is None
+    finally:
+        gc.enable()
