@@ -167,8 +167,12 @@ def run(python, X, y, config, timeout, max_memory_mb):
     records = [json.loads(line) for line in lines]
     header = records[0] if records and records[0].get("kind") == "header" else {}
     rounds = [r for r in records if r.get("kind") == "round"]
-    # The child's own reading at its last round, when the poll missed a peak.
-    peak = max([peak] + [r["maxrss_mb"] for r in rounds])
+    if status == "finished" and rounds:
+        # The child's own reading after its last round: the fit's peak (the
+        # poll may also have seen the warm-up's when the mark was not reset).
+        peak = rounds[-1]["maxrss_mb"]
+    else:  # stopped: the last poll, or the child's last reading if higher
+        peak = max([peak] + [r["maxrss_mb"] for r in rounds])
     return {"status": status, "rounds": rounds, "peak_mb": peak, "wall": wall,
             "header": header, "stderr": stderr[-4000:]}
 
@@ -191,32 +195,50 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
 
 
-def main(data_path, config_json, out_path):
-    from collections import defaultdict
+def rss_mb():
+    """This process's resident memory now, in MB (VmRSS), or None off Linux."""
+    return _rss_mb("self")
 
+
+def start_of_fit_mb():
+    """Resident MB at the start of a timed fit, with freed memory handed back
+    and the peak reset; ``(mb, reset)``.
+
+    Both children warm up before the timed fit (rulebook loads its kernels,
+    realkd runs its code paths once). Memory the warm-up freed but kept
+    would be reused by the fit and hide the fit's own memory, so first
+    ``gc.collect()``, then glibc's ``malloc_trim(0)`` (returns the free
+    pages of every arena to the kernel), then the kernel's high-water mark
+    is reset (writing 5 to ``/proc/self/clear_refs``, Linux 4.0 and later).
+    After that, ``peak_rss_mb() - mb`` is the peak memory the fit adds to a
+    process that holds the interpreter, the library and the data.
+    ``reset`` is False where the mark could not be reset: the peak then
+    includes the warm-up's.
+    """
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        reset = True
+    except OSError:
+        reset = False
+    mb = rss_mb()
+    return (peak_rss_mb() if mb is None else mb), reset
+
+
+def boost(X, y, config, search_params, out=None):
+    """realkd's boosting: the offset rule and ``config["n_rules"]`` searched
+    rules, one JSON line per round to ``out`` (None: no records)."""
     from realkd.rules import AdditiveRuleEnsemble, GradientBoostingObjective, Rule
     from realkd.search import Conjunction, Context, CoreQueryTreeSearch
 
-    config = json.loads(config_json)
-    X, y = read_frame(data_path)
-    baseline = peak_rss_mb()  # interpreter, realkd and its libraries, the data
     loss, reg = config["loss"], float(config["reg"])
-    max_col_attr = config["max_col_attr"]
-    if isinstance(max_col_attr, dict):
-        # realkd indexes the dict by column; None (no limit) for any other.
-        max_col_attr = defaultdict(lambda: None, max_col_attr)
-    search_params = {"order": "bestboundfirst", "apx": 1.0, "max_depth": None,
-                     "discretization": pd.qcut, "max_col_attr": max_col_attr}
-    out = open(out_path, "w", buffering=1)  # line-buffered: rounds survive a kill
-
-    # The propositions realkd builds from the data, for the parent to compare
-    # with its own (not timed).
-    ctx = Context.from_df(X, max_col_attr=max_col_attr, discretization=pd.qcut)
-    out.write(json.dumps({"kind": "header", "n_attributes": len(ctx.attributes),
-                          "attributes": [str(a) for a in ctx.attributes],
-                          "baseline_maxrss_mb": baseline}) + "\n")
-    del ctx
-
     ensemble = AdditiveRuleEnsemble([])
     for t in range(config["n_rules"] + 1):
         start = time.perf_counter()
@@ -241,6 +263,8 @@ def main(data_path, config_json, out_path):
         rule = Rule(q, weight)
         ensemble.append(rule)
         seconds = time.perf_counter() - start
+        if out is None:
+            continue
         # Not timed: what the parent needs to compare rounds.
         extent = np.flatnonzero(np.asarray(q(X), dtype=bool))
         value = obj(obj.data.loc[q].index.to_numpy()) if t else float("nan")
@@ -249,6 +273,37 @@ def main(data_path, config_json, out_path):
                        "value": float(value), "query": str(q), "extent": extent.tolist(),
                        "maxrss_mb": peak_rss_mb()})
         out.write(json.dumps(record) + "\n")
+
+
+def main(data_path, config_json, out_path):
+    from collections import defaultdict
+
+    from realkd.search import Context
+
+    config = json.loads(config_json)
+    X, y = read_frame(data_path)
+    max_col_attr = config["max_col_attr"]
+    if isinstance(max_col_attr, dict):
+        # realkd indexes the dict by column; None (no limit) for any other.
+        max_col_attr = defaultdict(lambda: None, max_col_attr)
+    search_params = {"order": "bestboundfirst", "apx": 1.0, "max_depth": None,
+                     "discretization": pd.qcut, "max_col_attr": max_col_attr}
+    out = open(out_path, "w", buffering=1)  # line-buffered: rounds survive a kill
+
+    # The propositions realkd builds from the data, for the parent to compare
+    # with its own (not timed).
+    ctx = Context.from_df(X, max_col_attr=max_col_attr, discretization=pd.qcut)
+    attributes = [str(a) for a in ctx.attributes]
+    del ctx
+    # Untimed warm-up, as rulebook's: as many rounds, each searching only
+    # single propositions (max_depth=1), so that code paths run once before
+    # the timed fit.
+    boost(X, y, config, {**search_params, "max_depth": 1})
+    start_mb, reset = start_of_fit_mb()
+    out.write(json.dumps({"kind": "header", "n_attributes": len(attributes),
+                          "attributes": attributes, "start_mb": start_mb,
+                          "peak_reset": reset}) + "\n")
+    boost(X, y, config, search_params, out)
     out.close()
 
 
