@@ -61,7 +61,11 @@ def column_kind(name, column):
     TypeError
         For dtypes that are neither (datetimes, intervals, complex, ...).
     """
-    dtype = column.dtype
+    return dtype_kind(name, column.dtype)
+
+
+def dtype_kind(name, dtype):
+    """:func:`column_kind` of a column named ``name`` of dtype ``dtype``."""
     if ptypes.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
         return NOMINAL
     if ptypes.is_string_dtype(dtype) or ptypes.is_object_dtype(dtype):
@@ -84,11 +88,43 @@ def numeric_values(name, column):
     """
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(values).any():
-        raise ValueError(
-            f"column {name!r} contains infinite values; replace them with NaN "
-            "(treated as missing) or with finite numbers."
-        )
+        _raise_infinite(name)
     return values
+
+
+def numeric_block(frame, positions):
+    """:func:`numeric_values` of the columns at ``positions``, as one array.
+
+    One conversion for a frame of numeric columns, rather than a Series and
+    a conversion per column (about 50 us each: most of binning a small
+    frame).
+
+    Returns
+    -------
+    ndarray of shape (n_rows, len(positions)), float64
+
+    Raises
+    ------
+    ValueError
+        Naming the first column that contains +inf or -inf.
+    """
+    if len(positions) == frame.shape[1]:
+        values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:  # by position: selecting the columns by name copies through pandas
+        values = np.empty((frame.shape[0], len(positions)))
+        for k, j in enumerate(positions):
+            values[:, k] = frame.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+    infinite = np.isinf(values).any(axis=0)
+    if infinite.any():
+        _raise_infinite(str(frame.columns[positions[int(np.argmax(infinite))]]))
+    return values
+
+
+def _raise_infinite(name):
+    raise ValueError(
+        f"column {name!r} contains infinite values; replace them with NaN "
+        "(treated as missing) or with finite numbers."
+    )
 
 
 def check_target(y, n_rows, *, numeric):

@@ -36,8 +36,8 @@ from ._validation import (
     MAX_CATEGORIES,
     NOMINAL,
     NUMERIC,
-    column_kind,
-    numeric_values,
+    dtype_kind,
+    numeric_block,
 )
 from .rules import Proposition
 
@@ -120,12 +120,15 @@ class Binner:
         active = sample_weight > 0
         n, d = frame.shape
         X_binned = np.empty((n, d), dtype=X_BINNED_DTYPE, order="F")
+        kinds = [dtype_kind(str(name), dtype) for name, dtype in frame.dtypes.items()]
+        numeric = [j for j, kind in enumerate(kinds) if kind == NUMERIC]
+        block = numeric_block(frame, numeric)
+        column_of = {j: k for k, j in enumerate(numeric)}
         features = []
         for j, name in enumerate(frame.columns):
-            column = frame.iloc[:, j]
             label = str(name)
-            if column_kind(label, column) == NUMERIC:
-                values = numeric_values(label, column)
+            if kinds[j] == NUMERIC:
+                values = block[:, column_of[j]]
                 if label in cut_points:
                     thresholds = cut_points[label]
                 else:
@@ -133,7 +136,7 @@ class Binner:
                 feature = FeatureBins(label, j, NUMERIC, thresholds, ())
                 X_binned[:, j] = _bin_numeric(values, thresholds)
             else:
-                categories, codes = _categories(label, column, active)
+                categories, codes = _categories(label, frame.iloc[:, j], active)
                 feature = FeatureBins(label, j, NOMINAL, np.empty(0), categories)
                 X_binned[:, j] = codes
             features.append(feature)
@@ -493,15 +496,7 @@ def _paper_thresholds(X, propositions):
     # All numeric columns at once: one conversion, one sort, and one
     # quantile call per group of columns cut alike (about 0.1 ms per column
     # when done one by one, most of a small fit's binning).
-    if len(numeric) == X.shape[1]:
-        values = X.to_numpy(dtype=np.float64, na_value=np.nan)
-    else:  # by position: selecting the columns by name copies through pandas
-        values = np.column_stack([X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
-                                  for j in positions])
-    infinite = np.isinf(values).any(axis=0)
-    if infinite.any():  # quantiles with infinities are NaN
-        raise ValueError(f"column {str(numeric[int(np.argmax(infinite))])!r} contains infinite "
-                         "values; replace them with NaN (missing) or finite values.")
+    values = numeric_block(X, positions)  # quantiles with infinities would be NaN
     ordered = np.sort(values, axis=0)  # NaN last
     n_valid = (~np.isnan(values)).sum(axis=0)
     cuts, presents = {}, []

@@ -113,7 +113,21 @@ def fit_boosting(setup):
                                time.perf_counter() - start, stats))
         if setup.progress is not None:
             setup.progress.update(1)
-    return intercept, rules, pd.DataFrame(history).set_index("round")
+    return intercept, rules, _history_frame(history)
+
+
+def _history_frame(records):
+    """The records as a DataFrame indexed by ``round``; keys missing from a
+    record (round 0 has no search statistics) are NaN.
+
+    Column by column: ``DataFrame(records).set_index("round")`` gives the same
+    frame in about twice the time, a few percent of a small fit.
+    """
+    names = list(dict.fromkeys(name for record in records for name in record))
+    names.remove("round")
+    index = pd.Index([record["round"] for record in records], name="round")
+    return pd.DataFrame({name: [record.get(name, np.nan) for record in records]
+                         for name in names}, index=index)
 
 
 def _is_orthogonal(setup):

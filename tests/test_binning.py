@@ -146,3 +146,38 @@ def test_input_frame_is_not_modified():
     before = frame.copy(deep=True)
     _fit(frame)
     pd.testing.assert_frame_equal(frame, before)
+
+
+@pytest.mark.parametrize("nominal", [False, True])
+def test_numeric_columns_are_binned_as_one_at_a_time(nominal):
+    """One conversion of all numeric columns (``numeric_block``) bins them
+    as converting each column alone does, nullable integers included."""
+    from rulebook._validation import numeric_values
+
+    rng = np.random.default_rng(0)
+    columns = {
+        "a": rng.normal(size=40),
+        "b": pd.array(rng.integers(0, 5, 40), dtype="Int64"),
+        "c": rng.integers(-3, 3, 40),
+    }
+    columns["a"][::7] = np.nan
+    columns["b"][::5] = pd.NA
+    if nominal:  # numeric columns no longer side by side
+        columns = {"a": columns["a"], "s": rng.choice(["x", "y"], 40), "b": columns["b"],
+                   "flag": rng.random(40) > 0.5, "c": columns["c"]}
+    frame = pd.DataFrame(columns)
+    binner, X_binned = _fit(frame, max_bins=4)
+    for j, name in enumerate(frame.columns):
+        if name not in "abc":
+            continue
+        values = numeric_values(name, frame[name])
+        one, alone = _fit(pd.DataFrame({name: frame[name]}), max_bins=4)
+        np.testing.assert_array_equal(one.features_[0].thresholds, binner.features_[j].thresholds)
+        np.testing.assert_array_equal(alone[:, 0], X_binned[:, j])
+        assert np.isnan(values).sum() == (X_binned[:, j] == len(binner.features_[j].thresholds) + 1).sum()
+
+
+def test_infinite_values_are_reported_in_the_first_such_column():
+    frame = pd.DataFrame({"s": ["u", "v"], "x": [1.0, 2.0], "y": [np.inf, 1.0], "z": [-np.inf, 0.0]})
+    with pytest.raises(ValueError, match="'y' contains infinite"):
+        _fit(frame)

@@ -250,3 +250,16 @@ def test_classifier_training_loss_never_increases():
     model = RuleBoostingClassifier(n_rules=10, reg_lambda=0.01).fit(X, y)
     train_loss = model.history_["train_loss"].to_numpy()
     assert np.all(np.diff(train_loss) <= 1e-12)
+
+
+def test_history_frame_is_pandas_frame_of_the_records():
+    """``_history_frame`` builds what ``DataFrame(records).set_index`` builds."""
+    from rulebook.boosting import _history_frame
+
+    records = [{"round": 0, "rule": "(intercept)", "weight": 0.5, "certified": np.nan},
+               {"round": 1, "rule": "x <= 1", "weight": -0.25, "nodes": 3, "certified": True,
+                "weights": (0.1, 0.2)},
+               {"round": 2, "rule": "y == a", "weight": 1.0, "nodes": 5, "certified": False,
+                "weights": (0.3,), "extra": "z"}]
+    expected = pd.DataFrame(records).set_index("round")
+    pd.testing.assert_frame_equal(_history_frame(records), expected)
