@@ -148,6 +148,75 @@ def _split_rows(X_binned, rows, feature, op, bin_index, missing_bin, kept, remov
     return n_kept
 
 
+def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates, max_chosen,
+                  chosen):
+    # Greedy set cover for a shorter query of the same extent (Boley et al.
+    # 2021, end of Section 3.2).
+    # IN: rows (m,) intp, the root rows; inside (n,) bool, the extent (a
+    #     subset of rows); feature, op, bin_ (P,) the propositions;
+    #     candidates (K,) ascending proposition numbers that may be chosen;
+    #     max_chosen: stop after that many.
+    # OUT: chosen[:k] proposition numbers in the order chosen. Returns k, or
+    #      -1 when rows outside the extent remain after max_chosen.
+    # Among the candidates implied by the extent, repeatedly take the one
+    # that keeps the fewest rows outside the extent (the first on ties).
+    implied = np.ones(candidates.shape[0], np.bool_)
+    for i in range(candidates.shape[0]):
+        p = candidates[i]
+        column, missing = X_binned[:, feature[p]], n_bins[feature[p]]
+        for r in rows:
+            if inside[r] and not _satisfies(column[r], op[p], bin_[p], missing):
+                implied[i] = False
+                break
+    outside = np.empty(rows.shape[0], rows.dtype)
+    n_out = 0
+    for r in rows:
+        if not inside[r]:
+            outside[n_out] = r
+            n_out += 1
+    k = 0
+    while n_out > 0 and k < max_chosen:
+        best, best_count = -1, n_out + 1
+        for i in range(candidates.shape[0]):
+            if implied[i]:
+                p = candidates[i]
+                column, missing = X_binned[:, feature[p]], n_bins[feature[p]]
+                count = 0
+                for j in range(n_out):
+                    count += _satisfies(column[outside[j]], op[p], bin_[p], missing)
+                if count < best_count:
+                    best, best_count = p, count
+        if best < 0:
+            break
+        chosen[k] = best
+        k += 1
+        n_out = filter_rows(X_binned, outside[:n_out], feature[best], op[best], bin_[best],
+                            n_bins[feature[best]], outside)
+    return k if n_out == 0 else -1
+
+
+def _redundant(X_binned, rows, feature, op, bin_, n_bins, props, count, keep):
+    # IN: rows (m,) intp, the root rows; props (L,) proposition numbers of a
+    #     query whose extent has ``count`` rows.
+    # OUT: keep (L,) bool: False for each proposition, last first, whose
+    #      removal from the propositions still kept leaves ``count`` rows
+    #      (the rest contains the extent, hence equals it).
+    keep[:] = True
+    for i in range(props.shape[0] - 1, -1, -1):
+        n = 0
+        for r in rows:
+            holds = True
+            for j in range(props.shape[0]):
+                if j != i and keep[j]:
+                    p = props[j]
+                    if not _satisfies(X_binned[r, feature[p]], op[p], bin_[p], n_bins[feature[p]]):
+                        holds = False
+                        break
+            n += holds
+        if n == count:
+            keep[i] = False
+
+
 build_histograms_serial = jit(_build_histograms)
 build_histograms_parallel = jit_parallel(_build_histograms)
 scan_histograms_serial = jit(_scan_histograms)
@@ -155,3 +224,5 @@ scan_histograms_parallel = jit_parallel(_scan_histograms)
 _satisfies = jit(_satisfies)
 filter_rows = jit(_filter_rows)
 split_rows = jit(_split_rows)
+greedy_cover = jit(_greedy_cover)
+redundant = jit(_redundant)

@@ -67,6 +67,7 @@ import numpy as np
 
 from . import _bnb_kernels as bnb
 from . import _bound_kernels as kernels
+from . import _search_kernels as search_kernels
 from ._atoms import atom_problem
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
@@ -834,7 +835,9 @@ def shortest_equivalent(problem, props, rows, space=None):
     proposition order on ties) until only the extent remains; keep the
     original query if that is not strictly shorter (Boley et al. 2021, end
     of Section 3.2; greedy set cover is within a factor ``ln n`` of the
-    shortest). Finally drop any proposition the others make redundant.
+    shortest). Finally drop any proposition the others make redundant, the
+    last first (greedy set cover can choose one that later choices make
+    redundant; a core query can contain one too).
 
     Parameters
     ----------
@@ -848,43 +851,26 @@ def shortest_equivalent(problem, props, rows, space=None):
     Returns
     -------
     tuple of int
-        Proposition numbers, ascending; never longer than ``props``.
+        Proposition numbers, ascending unless the query is returned as
+        given; never longer than ``props``.
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 3.2, last paragraph.
     """
     if len(props) <= 1:
         return tuple(props)
     space = space or _PropositionSpace.of(problem)
-    _, _, implied = space.score(problem, problem.histograms(rows), len(rows))
-    # Only searched propositions implied by the extent may cover it.
-    candidate = np.zeros(len(implied), bool)
-    candidate[space.searched] = True
-    candidate &= implied
-    inside = np.zeros(len(problem.X_binned), bool)
+    X, root, n_bins = problem.X_binned, problem.rows, problem.n_bins
+    inside = np.zeros(len(X), bool)
     inside[rows] = True
-    outside = problem.rows[~inside[problem.rows]]
-    chosen = []
-    while len(outside) and len(chosen) < len(props) - 1:
-        # count[p] = outside rows that p keeps; the best p keeps the fewest.
-        _, count, _ = space.score(problem, problem.histograms(outside), len(outside))
-        count[~candidate] = np.inf
-        p = int(np.argmin(count))
-        chosen.append(p)
-        outside = problem.refine(outside, space.condition(p))
-    best = tuple(props) if len(outside) else tuple(sorted(chosen))
-    return _drop_redundant(problem, best, len(rows), space)
-
-
-def _drop_redundant(problem, props, count, space):
-    """Remove propositions whose absence keeps the extent (``count`` rows).
-
-    Greedy set cover can choose a proposition that later choices make
-    redundant; a core query can contain one too.
-    """
-    props = list(props)
-    for p in reversed(list(props)):
-        rest = [q for q in props if q != p]
-        rows = problem.rows
-        for q in rest:
-            rows = problem.refine(rows, space.condition(q))
-        if len(rows) == count:  # the rest contains the extent, hence equals it
-            props = rest
-    return tuple(props)
+    chosen = np.empty(len(props) - 1, np.int64)
+    k = search_kernels.greedy_cover(X, root, inside, space.feature, space.op, space.bin, n_bins,
+                                    space.searched, len(chosen), chosen)
+    best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
+    keep = np.empty(len(best), bool)
+    search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
+                             len(rows), keep)
+    return tuple(int(p) for p in best[keep])

@@ -102,6 +102,39 @@ def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, m
 
 
 # -- orthogonal objective (rulebook._orthogonal_kernels) ----------------------
+def shortest_equivalent(problem, props, rows, conditions, searched):
+    """Greedy set cover over the implied propositions, then redundant ones
+    dropped (last first), with boolean masks: the twin of
+    ``rulebook.optimal.shortest_equivalent``. ``conditions[p]`` is
+    proposition ``p``'s ``(feature, op, bin)``; ``searched`` those that may
+    be chosen."""
+    if len(props) <= 1:
+        return tuple(props)
+    X, n_bins = problem.X_binned, problem.n_bins
+    mask = {p: condition_mask(X, *conditions[p], n_bins) for p in searched}
+    for p in props:
+        mask.setdefault(p, condition_mask(X, *conditions[p], n_bins))
+    root = np.zeros(len(X), bool)
+    root[problem.rows] = True
+    extent = np.zeros(len(X), bool)
+    extent[rows] = True
+    implied = [p for p in searched if mask[p][extent].all()]
+    outside, chosen = root & ~extent, []
+    while outside.any() and len(chosen) < len(props) - 1 and implied:
+        p = min(implied, key=lambda q: (np.sum(outside & mask[q]), q))
+        chosen.append(p)
+        outside &= mask[p]
+    query = list(props) if outside.any() else sorted(chosen)
+    for p in reversed(list(query)):
+        rest = [q for q in query if q != p]
+        kept = root.copy()
+        for q in rest:
+            kept &= mask[q]
+        if kept.sum() == len(rows):
+            query = rest
+    return tuple(query)
+
+
 def channel_histograms(X_binned, rows, W, n_bins):
     """Channel sums per feature and bin with np.add.at."""
     d = X_binned.shape[1]

@@ -136,7 +136,7 @@ def test_time_limit_stops_the_search():
 
 
 # -- short rules -------------------------------------------------------------
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(binned_problems(max_rows=30), st.data())
 def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data):
     space = _PropositionSpace.of(problem)
@@ -149,6 +149,9 @@ def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data)
     short = shortest_equivalent(problem, tuple(sorted(props)), rows, space)
     assert len(short) <= len(props)
     np.testing.assert_array_equal(extent_of(problem, space.conditions(short)), rows)
+    conditions = space.conditions(range(len(space)))
+    assert short == naive.shortest_equivalent(problem, tuple(sorted(props)), rows, conditions,
+                                              [int(p) for p in space.searched])
 
 
 @settings(max_examples=50, deadline=None)
@@ -176,6 +179,23 @@ def test_set_cover_finds_the_single_equivalent_proposition():
     assert space.conditions(shortest_equivalent(problem, props, rows, space)) == ((1, 0, 0),)
 
 
+def test_redundant_propositions_are_dropped_last_first():
+    """x0 and x1 are equal columns: of ``x0 <= 0 & x1 <= 0 & x2 <= 0`` the
+    later of the two equal conditions goes, as in the NumPy twin."""
+    from rulebook import _search_kernels as search_kernels
+
+    X = np.asfortranarray(np.array([[0, 0, 0], [0, 0, 1], [1, 1, 0], [1, 1, 1]], np.uint16))
+    conditions = [(0, 0, 0), (1, 0, 0), (2, 0, 0)]
+    feature, op, bin_ = (np.array(c, np.int64) for c in zip(*conditions))
+    keep = np.empty(3, bool)
+    search_kernels.redundant(X, np.arange(4), feature, op, bin_, np.array([2, 2, 2]),
+                             np.arange(3), 1, keep)
+    assert keep.tolist() == [True, False, True]
+    problem = SearchProblem(X, np.array([2, 2, 2]), np.zeros(3, bool), np.ones(4), np.ones(4),
+                            np.ones(4), np.arange(4), 1.0, 2)
+    assert naive.shortest_equivalent(problem, (0, 1, 2), np.array([0]), conditions, []) == (0, 2)
+
+
 # -- implementation paths ----------------------------------------------------
 def _random_problem(n, d, n_bins, seed, reg_lambda=1.0, objective=2):
     rng = np.random.default_rng(seed)
@@ -187,7 +207,7 @@ def _random_problem(n, d, n_bins, seed, reg_lambda=1.0, objective=2):
 
 @pytest.mark.parametrize("objective", [0, 1, 2])
 def test_parallel_and_serial_histograms_give_the_same_result(objective, monkeypatch):
-    """The shortening step builds histograms in parallel for large extents."""
+    """Search results do not depend on whether histograms are built in parallel."""
     import rulebook.search as search
 
     problem = _random_problem(n=600, d=5, n_bins=6, seed=objective, objective=objective)
