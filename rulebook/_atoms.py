@@ -75,7 +75,7 @@ def _partition(X_binned, rows, n_bins, feature, op, bin_):
     if cached is not None and cached[0]() is X_binned and all(
             np.array_equal(a, b) for a, b in zip(cached[1], key)):
         return cached[2]
-    X = X_binned[rows]
+    X = X_binned if _all_rows(rows, len(X_binned)) else X_binned[rows]  # no copy: most fits
     # Two stages: identical binned rows first (cheap), then identical
     # signatures over the propositions (bins that only differ where no
     # searched proposition looks, e.g. with an ``allowed`` mask).
@@ -93,6 +93,11 @@ def _partition(X_binned, rows, n_bins, feature, op, bin_):
 
 _LAST = {}
 _LOCK = threading.Lock()
+
+
+def _all_rows(rows, n):
+    """Is ``rows`` ``0, 1, ..., n - 1``? (Strictly increasing, n of them, from 0.)"""
+    return len(rows) == n and (n == 0 or (rows[0] == 0 and bool(np.all(rows[1:] > rows[:-1]))))
 
 
 def unique_rows(A):

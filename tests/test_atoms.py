@@ -75,3 +75,13 @@ def test_unique_rows_is_numpys(n, d, values, seed):
     _, first_np, inverse_np = np.unique(A, axis=0, return_index=True, return_inverse=True)
     np.testing.assert_array_equal(first, first_np)
     np.testing.assert_array_equal(inverse, inverse_np.reshape(-1))
+
+
+def test_all_rows_is_only_the_identity_index():
+    from rulebook._atoms import _all_rows
+
+    assert _all_rows(np.arange(5), 5) and _all_rows(np.arange(0), 0)
+    assert not _all_rows(np.array([0, 2, 1, 3, 4]), 5)  # a permutation: X_binned[rows] differs
+    assert not _all_rows(np.array([0, 0, 1, 2, 3]), 5)
+    assert not _all_rows(np.arange(1, 6), 5)
+    assert not _all_rows(np.arange(4), 5)

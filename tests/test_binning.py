@@ -181,3 +181,24 @@ def test_infinite_values_are_reported_in_the_first_such_column():
     frame = pd.DataFrame({"s": ["u", "v"], "x": [1.0, 2.0], "y": [np.inf, 1.0], "z": [-np.inf, 0.0]})
     with pytest.raises(ValueError, match="'y' contains infinite"):
         _fit(frame)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d"]), st.integers(0, 3),
+                          st.just(float("nan"))), min_size=1, max_size=40),
+       st.integers(1, 7), st.sampled_from([object, "string"]))
+def test_factorize_in_slices_is_pandas_factorize(values, chunk, dtype):
+    import rulebook.binning as binning
+
+    if dtype == "string":
+        values = [None if v is None or v != v else str(v) for v in values]
+    column = pd.Series(values, dtype=dtype)
+    saved = binning.FACTORIZE_CHUNK
+    binning.FACTORIZE_CHUNK = chunk
+    try:
+        codes, uniques = binning._factorize(column)
+    finally:
+        binning.FACTORIZE_CHUNK = saved
+    expected_codes, expected_uniques = pd.factorize(column, use_na_sentinel=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)
