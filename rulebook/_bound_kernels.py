@@ -4,8 +4,7 @@ Propositions are numbered in one fixed order, the order of the greedy
 kernels' scan (per feature ascending: numeric ``<= k`` for ``k = 0..nb-2``
 then ``> k`` for ``k = nb-2..0``; nominal ``== k`` and, with three or more
 categories, ``!= k``). Three arrays ``prop_feature``, ``prop_op``,
-``prop_bin`` describe them; ``feature_start[j]`` is the number of the first
-proposition of feature ``j`` (``feature_start[d]`` the total).
+``prop_bin`` describe them.
 
 An extent is an array of row indices kept in the order of the gradient
 ratio ``g / h`` (descending), fixed once per search; filtering keeps that
@@ -15,9 +14,6 @@ Kernels:
 
 ``bound``
     The tight optimistic estimator ``max {obj(J) : J subset of I}``.
-``score_propositions``
-    From a node's histogram: every proposition's objective value, row count
-    and whether the node already implies it.
 ``_implies``
     Whether an extent lies inside a proposition, from its per-bin counts.
 
@@ -33,8 +29,7 @@ References
 
 
 from ._config import jit
-from ._search_kernels import EQ, GT, LE, N
-from ._search_kernels import C as C_, G as G_, H as H_
+from ._search_kernels import EQ, GT, LE
 from .objectives import _objective
 
 
@@ -118,59 +113,6 @@ def _singletons_without_regularisation(rows, m, g, h, c, n_total):
             if v > best:
                 best = v
     return best
-
-
-@jit
-def score_propositions(hist, n_bins, is_nominal, feature_start, code, n_total, reg_lambda, m,
-                        out_value, out_count, out_implied):
-    # IN: hist (d, B, 4) of an extent of m rows; feature_start (d + 1,) int64.
-    # OUT: per proposition (P,): objective value of the refined extent,
-    #      its row count, and whether the extent implies the proposition
-    #      (the refinement keeps every row).
-    # Sums run in the same order as ``_scan_histograms`` so that a value
-    # here and the greedy learner's value of the same histogram agree bitwise.
-    for j in range(hist.shape[0]):
-        nb = n_bins[j]
-        p = feature_start[j]
-        if is_nominal[j]:
-            tg, th, tc, tn = 0.0, 0.0, 0.0, 0.0
-            for k in range(nb):
-                tg += hist[j, k, G_]
-                th += hist[j, k, H_]
-                tc += hist[j, k, C_]
-                tn += hist[j, k, N]
-            for k in range(nb):
-                cg, ch, cc, cn = hist[j, k, G_], hist[j, k, H_], hist[j, k, C_], hist[j, k, N]
-                out_value[p] = _objective(code, cg, ch, cc, n_total, reg_lambda)
-                out_count[p] = cn
-                out_implied[p] = cn == m
-                p += 1
-                if nb > 2:
-                    out_value[p] = _objective(code, tg - cg, th - ch, tc - cc, n_total, reg_lambda)
-                    out_count[p] = tn - cn
-                    out_implied[p] = tn - cn == m
-                    p += 1
-        else:
-            ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
-            for k in range(nb - 1):
-                ag += hist[j, k, G_]
-                ah += hist[j, k, H_]
-                ac += hist[j, k, C_]
-                an += hist[j, k, N]
-                out_value[p] = _objective(code, ag, ah, ac, n_total, reg_lambda)
-                out_count[p] = an
-                out_implied[p] = an == m
-                p += 1
-            ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
-            for k in range(nb - 1, 0, -1):
-                ag += hist[j, k, G_]
-                ah += hist[j, k, H_]
-                ac += hist[j, k, C_]
-                an += hist[j, k, N]
-                out_value[p] = _objective(code, ag, ah, ac, n_total, reg_lambda)
-                out_count[p] = an
-                out_implied[p] = an == m
-                p += 1
 
 
 @jit

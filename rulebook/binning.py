@@ -261,6 +261,8 @@ def _factorize(column):
                 uniques.append(value)
             to_column[k] = number[value]
         codes[start:start + len(part)] = to_column[part]
+    # One more item than any sequence value's length: a 1-D object array
+    # even when the values are tuples.
     return codes, np.array(uniques + [None], dtype=object)[:-1]
 
 

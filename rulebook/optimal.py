@@ -326,7 +326,6 @@ class _PropositionSpace:
     feature: np.ndarray
     op: np.ndarray
     bin: np.ndarray
-    feature_start: np.ndarray
     searched: np.ndarray
 
     @classmethod
@@ -339,14 +338,14 @@ class _PropositionSpace:
         if last is not None and last[0] == key:
             return last[1]
         space = cls._build(problem)
-        for array in (space.feature, space.op, space.bin, space.feature_start, space.searched):
+        for array in (space.feature, space.op, space.bin, space.searched):
             array.flags.writeable = False  # shared by later rounds
         _LAST_SPACE["entry"] = (key, space)
         return space
 
     @classmethod
     def _build(cls, problem):
-        feature, op, bin_, start = [], [], [], [0]
+        feature, op, bin_ = [], [], []
         for j, nb in enumerate(int(b) for b in problem.n_bins):
             if problem.is_nominal[j]:
                 for k in range(nb):
@@ -358,14 +357,13 @@ class _PropositionSpace:
                     feature.append(j), op.append(LE), bin_.append(k)
                 for k in range(nb - 2, -1, -1):
                     feature.append(j), op.append(GT), bin_.append(k)
-            start.append(len(feature))
         as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
         feature, op, bin_ = as_int(feature), as_int(op), as_int(bin_)
         searched = np.arange(len(feature), dtype=np.int64)
         allowed = getattr(problem, "allowed", None)
         if allowed is not None:
             searched = searched[allowed[feature, bin_, op]]
-        return cls(feature, op, bin_, as_int(start), searched)
+        return cls(feature, op, bin_, searched)
 
     def __len__(self):
         return len(self.feature)
@@ -375,15 +373,6 @@ class _PropositionSpace:
 
     def conditions(self, props):
         return tuple(self.condition(p) for p in props)
-
-    def score(self, problem, hist, m):
-        """Value, row count and implied flag of every refinement of an extent."""
-        P = len(self)
-        value, count, implied = np.empty(P), np.empty(P), np.empty(P, np.bool_)
-        kernels.score_propositions(hist, problem.n_bins, problem.is_nominal, self.feature_start,
-                                   problem.objective, problem.n_total, float(problem.reg_lambda),
-                                   float(m), value, count, implied)
-        return value, count, implied
 
 
 _LAST_SPACE = {}  # the last space built (replaced whole: safe across threads)
