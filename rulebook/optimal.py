@@ -405,14 +405,22 @@ class _BranchAndBound:
 
     # Node expansions per kernel call between two checks of the clock.
     BATCH = 512
+    # Wall time aimed at per parallel batch: the threads meet in Python
+    # after each (about 0.4 ms on 2 cores), so batches grow from BATCH
+    # expansions until they last about this long. Measured on mobile
+    # prices' 8th round (2 threads): fixed 512-expansion batches spent 4%
+    # of the search meeting; 2048, 2%.
+    PARALLEL_BATCH_SECONDS = 0.025
     # Work before a search is split over threads, in expansions times words
     # per extent (what an expansion's bitset operations scale with):
     # smaller searches (most rounds on most data) run serially, without
     # thread overhead, and stay reproducible. Measured (10 rules, 2 threads):
     # a fixed 4096 expansions kept a quarter of digits5's expansions
-    # (62 words) serial, 10.5 s; this threshold, 528 expansions there and
-    # 4096 at 8 words, 8.2 s (boston 0.97 -> 0.67 s).
-    PARALLEL_AFTER_WORDS = 32768
+    # (62 words) serial, 10.5 s; 32768 (528 expansions there, 4096 at 8
+    # words), 8.2 s (boston 0.97 -> 0.67 s). Session 8, with growing
+    # parallel batches: 32768 -> 8192 took mobile prices (32 words) from
+    # 8.61 to 8.25-8.54 s, boston 0.59 s, digits5 6.3 s; no dataset slower.
+    PARALLEL_AFTER_WORDS = 8192
 
     def __init__(self, problem, order, approximation, started, n_jobs=1):
         self.n_jobs = int(n_jobs)
@@ -648,6 +656,7 @@ class _BranchAndBound:
         threads run in parallel.
         """
         self.helpers = [self._spawn() for _ in range(self.n_jobs - 1)]
+        batch = self.BATCH
         with ThreadPoolExecutor(len(self.workers)) as pool:
             while True:
                 for idle in (w for w in self.workers if not w._n_open()):
@@ -657,7 +666,7 @@ class _BranchAndBound:
                 busy = [w for w in self.workers if w._n_open()]
                 if not busy or (deadline is not None and time.perf_counter() >= deadline):
                     break
-                budget = self.BATCH
+                budget = batch
                 if max_nodes is not None:
                     left = max_nodes - self.n_expanded
                     if left <= 0:
@@ -666,9 +675,28 @@ class _BranchAndBound:
                     budget = max(1, min(budget, left // len(busy)))
                 before = self.best_value
                 self.shared[1] = 0.0
+                started = time.perf_counter()
                 list(pool.map(lambda w: w._work(budget), busy))
+                batch = self._next_batch(batch, time.perf_counter() - started, deadline)
                 if self.best_value > before:
                     self._record()
+
+    def _next_batch(self, batch, seconds, deadline):
+        """Expansions per thread for the next parallel batch.
+
+        Doubles (or halves) ``batch`` towards ``PARALLEL_BATCH_SECONDS``, and
+        under a deadline towards a quarter of the time left; never below
+        ``BATCH``, so that clock checks stay as frequent as in the serial
+        search.
+        """
+        target = self.PARALLEL_BATCH_SECONDS
+        if deadline is not None:
+            target = min(target, (deadline - time.perf_counter()) / 4)
+        if seconds < target / 2:
+            return 2 * batch
+        if seconds > 2 * target:
+            return max(self.BATCH, batch // 2)
+        return batch
 
     def _spawn(self):
         """A second search state over the same data, with no open queries."""

@@ -329,12 +329,13 @@ def _split_at_once(batch=1):
     """Split every search over threads after its first expansion, and
     rebalance after every ``batch`` expansions per thread."""
     cls = optimal_module._BranchAndBound
-    saved = cls.PARALLEL_AFTER_WORDS, cls.BATCH
-    cls.PARALLEL_AFTER_WORDS, cls.BATCH = 1, batch
+    saved = cls.PARALLEL_AFTER_WORDS, cls.BATCH, cls.PARALLEL_BATCH_SECONDS
+    # Batches aimed at 0 s stay at BATCH expansions (``_next_batch``).
+    cls.PARALLEL_AFTER_WORDS, cls.BATCH, cls.PARALLEL_BATCH_SECONDS = 1, batch, 0.0
     try:
         yield
     finally:
-        cls.PARALLEL_AFTER_WORDS, cls.BATCH = saved
+        cls.PARALLEL_AFTER_WORDS, cls.BATCH, cls.PARALLEL_BATCH_SECONDS = saved
 
 
 @settings(max_examples=100, deadline=None)
@@ -374,6 +375,22 @@ def test_threaded_search_matches_the_serial_one_on_a_large_problem(objective):
     assert threaded.value == serial.value
     assert_consistent(problem, threaded)
     assert threaded.stats["certified"]
+
+
+def test_parallel_batches_grow_towards_their_target_time():
+    """Batches double while short, halve while long, never below BATCH,
+    and aim at a quarter of the time left under a deadline."""
+    import time
+
+    cls = optimal_module._BranchAndBound
+    search = cls.__new__(cls)
+    target, least = cls.PARALLEL_BATCH_SECONDS, cls.BATCH
+    assert search._next_batch(4 * least, target / 4, None) == 8 * least
+    assert search._next_batch(4 * least, target, None) == 4 * least
+    assert search._next_batch(4 * least, 4 * target, None) == 2 * least
+    assert search._next_batch(least, 4 * target, None) == least
+    soon = time.perf_counter() + target  # a quarter of it is the new target
+    assert search._next_batch(4 * least, target / 2, soon) == 2 * least
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
