@@ -96,6 +96,29 @@ def test_optimal_equals_brute_force_with_real_statistics(problem):
     assert greedy_search(problem).value <= result.value * (1 + 1e-9) + 1e-12
 
 
+@settings(max_examples=100, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=40, max_features=4))
+def test_search_without_the_class_bound_equals_brute_force(problem):
+    """Once the class bound stops pruning it is skipped, and codes are built
+    only for the entries a solve takes; the search stays exact. (A search
+    is made to believe the bound was tried often and never pruned.)"""
+    import time
+
+    from rulebook import _bnb_kernels as bnb
+
+    search = optimal_module._BranchAndBound(problem, "best_first", 1.0, time.perf_counter())
+    search.counters[bnb.CLASS_TRIED] = 10**9
+    search.run(None, None)
+    assert search.best_value == brute_force(problem)
+    rows = problem.rows
+    for p in search.best_query():
+        rows = problem.refine(rows, search.space.condition(p))
+    assert value_of(problem, rows) == search.best_value
+    # Only sampled nodes (one in CLASS_SAMPLE expansions) computed it.
+    if search.n_expanded < bnb.CLASS_SAMPLE:
+        assert search.counters[bnb.CLASS_TRIED] == 10**9
+
+
 # -- anytime budgets ---------------------------------------------------------
 @settings(max_examples=100, deadline=None)
 @given(binned_problems(**SMALL), st.integers(1, 5), st.sampled_from(ORDERS))
