@@ -73,6 +73,7 @@ from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
 from .search import SearchResult
 
+# Open-list orders; a name's position is the kernel's code for it.
 ORDERS = ("best_first", "breadth_first", "depth_first")
 
 # Largest number of 64-bit words per extent for which implications and
@@ -580,9 +581,18 @@ class _BranchAndBound:
             r = int(parent[r])
         return tuple(found)
 
+    def _open_span(self):
+        """``(head, end)``: this state's open queries are ``open[k][head:end]``.
+
+        A breadth-first list is a FIFO consumed from ``OPEN_HEAD``; the
+        other orders keep their open queries from position 0.
+        """
+        head = int(self.istate[bnb.OPEN_HEAD]) if self.order == bnb.BREADTH_FIRST else 0
+        return head, int(self.istate[bnb.N_OPEN])
+
     def _n_open(self):
-        head = int(self.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
-        return int(self.istate[bnb.N_OPEN]) - head
+        head, end = self._open_span()
+        return end - head
 
     def _call(self, batch):
         """One call of the kernel; returns its status after growing arrays."""
@@ -620,7 +630,7 @@ class _BranchAndBound:
         reproducible; then, with ``n_jobs > 1`` and best-first order, split
         over threads.
         """
-        parallel = self.n_jobs > 1 and self.order == ORDERS.index("best_first")
+        parallel = self.n_jobs > 1 and self.order == bnb.BEST_FIRST
         serial = -(-self.PARALLEL_AFTER_WORDS // len(self.full))  # expansions
         # The root is always expanded, so that even a time limit shorter
         # than compiling the kernel yields the best single proposition.
@@ -738,7 +748,7 @@ class _BranchAndBound:
         """Double the arrays that may overflow (and compact a FIFO)."""
         P = len(self.props)
         state = self.istate
-        if self.order == ORDERS.index("breadth_first") and state[bnb.OPEN_HEAD] > 0:
+        if self.order == bnb.BREADTH_FIRST and state[bnb.OPEN_HEAD] > 0:
             head, end = int(state[bnb.OPEN_HEAD]), int(state[bnb.N_OPEN])
             for array in self.open:
                 array[: end - head] = array[head:end]
@@ -755,18 +765,17 @@ class _BranchAndBound:
     def open_bounds(self):
         bounds = []
         for w in self.workers:
-            head = int(w.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
-            bounds.append(w.open[0][head:int(w.istate[bnb.N_OPEN])])
+            head, end = w._open_span()
+            bounds.append(w.open[0][head:end])
         return np.concatenate(bounds)
 
     def max_open_bound(self):
         top = -np.inf
         for w in self.workers:
-            head = int(w.istate[bnb.OPEN_HEAD]) if self.order == 1 else 0
-            end = int(w.istate[bnb.N_OPEN])
+            head, end = w._open_span()
             if end > head:
                 # A best-first list is a heap: its largest bound is first.
-                top = max(top, float(w.open[0][head] if self.order == 0
+                top = max(top, float(w.open[0][head] if self.order == bnb.BEST_FIRST
                                      else w.open[0][head:end].max()))
         return top
 

@@ -148,6 +148,13 @@ def test_approximation_guarantee(problem, approximation):
     assert result.stats["upper_bound"] >= expected * (1 - 1e-9) - 1e-12
 
 
+def test_order_names_are_numbered_as_the_kernel_codes_them():
+    from rulebook import _bnb_kernels as bnb
+
+    codes = [bnb.BEST_FIRST, bnb.BREADTH_FIRST, bnb.DEPTH_FIRST]
+    assert [optimal_module.ORDERS.index(name) for name in ORDERS] == codes
+
+
 def test_time_limit_stops_the_search():
     problem = _random_problem(n=2000, d=8, n_bins=12, seed=3, reg_lambda=0.01)
     result = optimal_search(problem, time_limit=1e-9)
