@@ -270,6 +270,10 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
             classes of rows that the propositions left in their augmentation
             list cannot separate (their entry stays in the list for the
             siblings). Not in the paper; see :mod:`rulebook._bnb_kernels`.
+        class_bounds_computed
+            Subtree class bounds computed. After its first 1000, a search
+            computes them only while at least 1% of them prune, and else in
+            one node in 64 (``_bnb_kernels.CLASS_TRIAL``).
         subtrees_solved
             Core refinements not pushed because their whole subtree was
             solved on the spot: with few propositions left in their list,
@@ -806,6 +810,7 @@ class _BranchAndBound:
             "critical_index_reused": int(c[bnb.CRIT_REUSED]),
             "pruned_open": int(c[bnb.OPEN_PRUNED]),
             "pruned_bound_subtree": int(c[bnb.BOUND_SUBTREE]),
+            "class_bounds_computed": int(c[bnb.CLASS_TRIED]),
             "subtrees_solved": int(c[bnb.SUBTREE_SOLVED]),
             "certified": bool(certified),
             "certified_ratio": float(ratio),

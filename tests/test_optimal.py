@@ -116,7 +116,7 @@ def test_search_without_the_class_bound_equals_brute_force(problem):
     assert value_of(problem, rows) == search.best_value
     # Only sampled nodes (one in CLASS_SAMPLE expansions) computed it.
     if search.n_expanded < bnb.CLASS_SAMPLE:
-        assert search.counters[bnb.CLASS_TRIED] == 10**9
+        assert search.stats(0.0)["class_bounds_computed"] == 10**9
 
 
 # -- anytime budgets ---------------------------------------------------------
@@ -270,7 +270,7 @@ def test_stats_count_every_pruning_kind_on_a_real_search():
     history = model.history_.iloc[1:]
     for key in ("pruned_bound_immediate", "pruned_bound_propagated",
                 "pruned_equivalence_immediate", "pruned_equivalence_propagated",
-                "critical_index_reused", "pruned_bound_subtree"):
+                "critical_index_reused", "pruned_bound_subtree", "class_bounds_computed"):
         assert history[key].sum() > 0, key
     assert (history["nodes_created"] >= history["nodes_expanded"]).all()
     assert (history["nodes_expanded"] > 1).all()
