@@ -272,7 +272,7 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
             siblings). Not in the paper; see :mod:`rulebook._bnb_kernels`.
         class_bounds_computed
             Subtree class bounds computed. After its first 1000, a search
-            computes them only while at least 1% of them prune, and else in
+            computes them only while at least 0.1% of them prune, and else in
             one node in 64 (``_bnb_kernels.CLASS_TRIAL``).
         subtrees_solved
             Core refinements not pushed because their whole subtree was
