@@ -273,7 +273,8 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
         class_bounds_computed
             Subtree class bounds computed. After its first 1000, a search
             computes them only while at least 0.1% of them prune, and else in
-            one node in 64 (``_bnb_kernels.CLASS_TRIAL``).
+            one node in 64 (``_bnb_kernels.CLASS_TRIAL``); each thread of a
+            split search keeps its own count.
         subtrees_solved
             Core refinements not pushed because their whole subtree was
             solved on the spot: with few propositions left in their list,
