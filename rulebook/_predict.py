@@ -22,7 +22,7 @@ _OP_CODES = {"<=": 0, "<": 1, ">": 2, ">=": 3, "==": 4, "!=": 5}
 
 def decision_function(ensemble, X):
     """Raw scores of ``ensemble`` on ``X``, shape (n_samples,), float64."""
-    n_conditions = sum(len(rule) for rule in ensemble.rules)
+    n_conditions = sum(len(rule.query.propositions) for rule in ensemble.rules)
     if len(X) * n_conditions >= PREDICT_MIN_WORK:
         return _decision_function_kernel(ensemble, X)
     return decision_function_numpy(ensemble, X)

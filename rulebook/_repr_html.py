@@ -197,25 +197,23 @@ def section(title, count, body, expanded):
 
 
 def condition_html(query):
-    """A query as HTML: one unbreakable span per proposition, joined by ``&``.
+    """A query as HTML: one unbreakable span per condition, joined by ``&``.
+
+    Conditions are the query's canonical ones (``9.35 < Fare <= 35``,
+    ``Embarked not in {C, Q}``), with category values quoted as in text.
 
     Examples
     --------
     >>> from rulebook import Proposition, Query
     >>> page = condition_html(Query((Proposition("<b>", "==", "x&y"),)))
-    >>> "&lt;b&gt;</span>" in page and "x&amp;y" in page and "<b>" not in page
+    >>> "&lt;b&gt;" in page and "x&amp;y" in page and "<b>" not in page
     True
     """
     if len(query) == 0:
         return "<span class=\"rb-muted\">True</span>"
-    parts = []
-    for proposition in query:
-        value = format_number(proposition.value) if proposition.is_numeric else proposition.value
-        parts.append(
-            f"<span class=\"rb-prop\"><span class=\"rb-feature\">{_escape(proposition.feature)}</span> "
-            f"<span class=\"rb-op\">{_escape(proposition.operator)}</span> "
-            f"<span class=\"rb-value\">{_escape(value)}</span></span>"
-        )
+    parts = [
+        f"<span class=\"rb-prop\">{_escape(text)}</span>" for text in query.condition_strings()
+    ]
     return "<span class=\"rb-and\"> &amp; </span>".join(parts)
 
 

@@ -2,8 +2,13 @@
 
 A fitted model is ``f(x) = intercept + sum_i w_i q_i(x)`` where each query
 ``q_i`` is a conjunction of propositions such as ``Age <= 19`` or
-``Sex == male`` (Boley et al. 2021, Section 2.2; categories print unquoted,
-as in the papers, while ``to_json`` keeps their types). All classes here are
+``Sex == male`` (Boley et al. 2021, Section 2.2). A query is always held in
+its canonical form (:mod:`rulebook._canonical`): one condition per column,
+numeric conditions merged into an interval such as ``9.35 < Fare <= 35``,
+implied conditions removed; the rewrite is exact, missing values included.
+Category values that could be misread print quoted
+(``Department == "Research & Development"``) while ``to_json`` keeps the
+raw values and their types. All classes here are
 frozen, hashable dataclasses that speak only of real values and column
 names, so a model pickles without hooks, round-trips through JSON and
 predicts without any binning state.
@@ -28,7 +33,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ._formatting import format_number, format_weight
+from ._canonical import canonical_propositions, format_condition, format_proposition
+from ._formatting import format_weight
 
 NUMERIC_OPERATORS = {
     "<=": operator.le,
@@ -121,9 +127,7 @@ class Proposition:
         return result & ~missing
 
     def __str__(self):
-        if self.is_numeric:
-            return f"{self.feature} {self.operator} {format_number(self.value)}"
-        return f"{self.feature} {self.operator} {self.value}"
+        return format_proposition(self)
 
     def to_dict(self):
         """JSON-compatible dict; the value keeps its Python type."""
@@ -147,18 +151,43 @@ class Proposition:
 class Query:
     """A conjunction of propositions; the empty query is always true.
 
+    The propositions are kept in canonical form (:mod:`rulebook._canonical`):
+    grouped per column in training order, the tightest lower and upper
+    bound per numeric column, one ``==`` or the ``!=`` values per nominal
+    column. The rewrite is exact, so ``Query(ps)`` holds on the same rows
+    as the conjunction of ``ps``; queries that differ only in redundant or
+    reordered propositions compare equal.
+
     Parameters
     ----------
-    propositions : tuple of Proposition
+    propositions : iterable of Proposition
+
+    Notes
+    -----
+    ``len(query)`` is the number of *conditions*: constrained columns, a
+    numeric interval ``a < x <= b`` or a set ``x not in {a, b}`` counting
+    as one. Iterating yields the propositions.
     """
 
     propositions: tuple = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "propositions", tuple(self.propositions))
+        groups = canonical_propositions(self.propositions)
+        object.__setattr__(self, "propositions", tuple(p for group in groups for p in group))
+        object.__setattr__(self, "_groups", groups)
+
+    @property
+    def conditions(self):
+        """The conditions: one tuple of propositions per constrained column.
+
+        Returns
+        -------
+        tuple of tuple of Proposition
+        """
+        return self._groups
 
     def __len__(self):
-        return len(self.propositions)
+        return len(self._groups)
 
     def __iter__(self):
         return iter(self.propositions)
@@ -179,8 +208,12 @@ class Query:
             mask &= proposition.evaluate(X, by_name)
         return mask
 
+    def condition_strings(self):
+        """Each condition as text, e.g. ``['9.35 < Fare <= 35', 'Sex == female']``."""
+        return [format_condition(group) for group in self._groups]
+
     def __str__(self):
-        return " & ".join(map(str, self.propositions)) if self.propositions else "True"
+        return " & ".join(self.condition_strings()) if self._groups else "True"
 
 
 @dataclass(frozen=True)
@@ -269,7 +302,11 @@ class RuleEnsemble:
 
     @property
     def complexity(self):
-        """Number of rules plus their total number of conditions (Yang et al. 2024, Sec. 2)."""
+        """Number of rules plus their total number of conditions (Yang et al. 2024, Sec. 2).
+
+        Conditions are counted in canonical form: an interval
+        ``a < x <= b`` or a set ``x not in {a, b}`` is one condition.
+        """
         return len(self.rules) + sum(len(rule) for rule in self.rules)
 
     # -- evaluation ---------------------------------------------------------

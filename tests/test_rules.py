@@ -241,7 +241,7 @@ def test_query_accepts_a_list():
 def test_rule_str_and_evaluate():
     rule = Rule(Query((Proposition("Age", "<=", 19.0),)), 2.5)
     assert str(rule) == "+2.5 if Age <= 19"
-    assert str(Rule(Query((MALE, Proposition("Age", ">", 30.5))), -1.25)) == "-1.25 if Sex == male & Age > 30.5"
+    assert str(Rule(Query((MALE, Proposition("Age", ">", 30.5))), -1.25)) == "-1.25 if Age > 30.5 & Sex == male"
     assert str(Rule(Query(), 16192.0)) == "+16192 if True"
     X = mixed_frame()
     out = rule.evaluate(X)

@@ -1,0 +1,184 @@
+"""The canonical form of a query: one condition per column.
+
+A conjunction of propositions is rewritten, without changing its truth
+value on any input (missing values included), into
+
+- its propositions grouped per column, columns in training order (``index``,
+  then name), so that two queries with the same meaning print alike;
+- per numeric column, at most one lower bound (``>`` or ``>=``) and one upper
+  bound (``<=`` or ``<``), the tightest of each: ``x > 2 & x > 5`` is
+  ``x > 5``. Both bounds print as one interval condition, ``2 < x <= 5``;
+- per nominal column, a single ``==`` (which implies every ``!=`` of another
+  value), or the ``!=`` values sorted, printed as ``x not in {a, b}`` when
+  there are several.
+
+Why this is exact: a missing value satisfies no proposition (``!=``
+included), so dropping a proposition that another one on the same column
+implies never changes a row's truth value, missing or not. Contradictions
+(``x > 5 & x <= 2``, ``x == a & x == b``) are kept as they are: they print
+as an empty interval or as both equalities, which a reader sees is empty.
+A threshold that is NaN never holds; such a column keeps its propositions
+unchanged.
+
+The *length* of a query is its number of conditions in this form, that is
+the number of columns it constrains; rule complexity (Yang et al. 2024,
+Section 2) counts these conditions.
+
+References
+----------
+.. [1] Yang, F., et al. (2024). Orthogonal gradient boosting for simpler
+   additive rule ensembles. AISTATS. Section 2 (complexity).
+"""
+
+import math
+import re
+
+from ._formatting import format_number
+
+LOWER = (">", ">=")
+UPPER = ("<=", "<")
+# A category value prints bare only if it is a plain word that cannot be
+# read as a number, an operator, a keyword of the rule text or a set.
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/']*\Z")
+_KEYWORDS = {"and", "or", "not", "in", "true", "false", "nan", "none", "null", "inf"}
+
+
+def canonical_propositions(propositions):
+    """The propositions of the canonical form, grouped and ordered.
+
+    Parameters
+    ----------
+    propositions : iterable of Proposition
+
+    Returns
+    -------
+    tuple of tuple of Proposition
+        One group per column (training order), each group in print order:
+        lower bound then upper bound; ``==`` then ``!=`` values sorted by
+        their text.
+    """
+    groups = {}
+    for proposition in propositions:
+        key = (proposition.index, proposition.feature, proposition.is_numeric)
+        groups.setdefault(key, []).append(proposition)
+    ordered = sorted(groups, key=lambda k: (k[0], str(k[1]), not k[2]))
+    return tuple(
+        _numeric_group(groups[key]) if key[2] else _nominal_group(groups[key]) for key in ordered
+    )
+
+
+def _numeric_group(group):
+    if any(_is_nan(p.value) for p in group):
+        return tuple(sorted(_unique(group), key=lambda p: (p.operator, str(p.value))))
+    lower = [p for p in group if p.operator in LOWER]
+    upper = [p for p in group if p.operator in UPPER]
+    kept = []
+    if lower:
+        # The largest threshold; at a tie ``>`` is stricter than ``>=``.
+        kept.append(max(lower, key=lambda p: (p.value, p.operator == ">")))
+    if upper:
+        kept.append(min(upper, key=lambda p: (p.value, p.operator == "<=")))
+    return tuple(kept)
+
+
+def _nominal_group(group):
+    equal = _unique([p for p in group if p.operator == "=="])
+    unequal = _unique([p for p in group if p.operator == "!="])
+    if len(equal) == 1 and not any(_same(p.value, equal[0].value) for p in unequal):
+        return equal  # x == a implies x != b for every other b
+    if equal:
+        # A contradiction (empty extent): kept whole so that it reads as one.
+        return tuple(sorted(equal, key=_sort_key)) + tuple(sorted(unequal, key=_sort_key))
+    return tuple(sorted(unequal, key=_sort_key))
+
+
+def _unique(group):
+    kept = []
+    for p in group:
+        if not any(q.operator == p.operator and _same(q.value, p.value) for q in kept):
+            kept.append(p)
+    return tuple(kept)
+
+
+def _same(a, b):
+    # Category values are compared with ``==`` when rows are evaluated.
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _is_nan(value):
+    try:
+        return math.isnan(value)
+    except TypeError:
+        return False
+
+
+def _sort_key(proposition):
+    return (type(proposition.value).__name__, str(proposition.value))
+
+
+def format_category(value):
+    """A category value as it prints in a rule: quoted unless a plain word.
+
+    Strings with spaces, operators, quotes or that read as a number, a
+    boolean or a keyword print in double quotes (JSON escapes), so that
+    ``Department == "Research & Development"`` reads as one condition and
+    ``code == "1"`` differs from ``code == 1``. Non-string values (numbers,
+    booleans used as categories) print as they are.
+
+    Examples
+    --------
+    >>> format_category("male"), format_category("Research & Development"), format_category("1")
+    ('male', '"Research & Development"', '"1"')
+    >>> format_category(3), format_category('say "hi"')
+    ('3', '"say \\\\"hi\\\\""')
+    """
+    if not isinstance(value, str):
+        return format_number(value) if not isinstance(value, bool) else str(value)
+    if _BARE.match(value) and value.lower() not in _KEYWORDS:
+        return value
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
+
+
+def format_condition(group):
+    """One column's condition as text.
+
+    Parameters
+    ----------
+    group : tuple of Proposition
+        One group of :func:`canonical_propositions`.
+
+    Returns
+    -------
+    str
+        ``2 < x <= 5``, ``x > 2``, ``x == a``, ``x != a``,
+        ``x not in {a, b}``; a contradiction or a NaN threshold prints each
+        proposition, joined by ``&``.
+
+    Examples
+    --------
+    >>> from rulebook import Proposition
+    >>> format_condition((Proposition("Fare", ">", 9.35), Proposition("Fare", "<=", 35.0)))
+    '9.35 < Fare <= 35'
+    """
+    first = group[0]
+    name = first.feature
+    if first.is_numeric and len(group) == 2 and group[0].operator in LOWER and group[1].operator in UPPER:
+        low_op = "<" if group[0].operator == ">" else "<="
+        return (f"{format_number(group[0].value)} {low_op} {name} "
+                f"{group[1].operator} {format_number(group[1].value)}")
+    if not first.is_numeric and len(group) > 1 and all(p.operator == "!=" for p in group):
+        values = ", ".join(format_category(p.value) for p in group)
+        return f"{name} not in {{{values}}}"
+    return " & ".join(format_proposition(p) for p in group)
+
+
+def format_proposition(proposition):
+    """One proposition as text: ``Age <= 19``, ``Sex == male``."""
+    if proposition.is_numeric:
+        return f"{proposition.feature} {proposition.operator} {format_number(proposition.value)}"
+    return f"{proposition.feature} {proposition.operator} {format_category(proposition.value)}"

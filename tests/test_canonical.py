@@ -1,0 +1,120 @@
+"""The canonical form of a query is an exact rewrite, and prints one condition per column."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulebook import Proposition, Query, Rule, RuleEnsemble
+from rulebook._canonical import format_category
+
+THRESHOLDS = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, np.inf, -np.inf])
+CATEGORIES = st.sampled_from(["a", "b", "c", "a b", "1"])
+
+
+@st.composite
+def queries_and_data(draw):
+    """Random conjunctions over two numeric and two nominal columns, data with NaN and ties."""
+    n = draw(st.integers(1, 12))
+    numbers = st.one_of(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0]), st.just(np.nan))
+    labels = st.one_of(CATEGORIES, st.none())
+    X = pd.DataFrame({
+        "x": draw(st.lists(numbers, min_size=n, max_size=n)),
+        "y": draw(st.lists(numbers, min_size=n, max_size=n)),
+        "s": pd.Series(draw(st.lists(labels, min_size=n, max_size=n)), dtype=object),
+        "t": pd.Series(draw(st.lists(labels, min_size=n, max_size=n)), dtype=object),
+    })
+    numeric = st.builds(lambda f, op, v: Proposition(f, op, v, "xy".index(f)),
+                        st.sampled_from("xy"), st.sampled_from(["<=", "<", ">", ">="]), THRESHOLDS)
+    nominal = st.builds(lambda f, op, v: Proposition(f, op, v, 2 + "st".index(f)),
+                        st.sampled_from("st"), st.sampled_from(["==", "!="]), CATEGORIES)
+    propositions = draw(st.lists(st.one_of(numeric, nominal), max_size=7))
+    return propositions, X
+
+
+def _conjunction(propositions, X):
+    mask = np.ones(len(X), dtype=bool)
+    for p in propositions:
+        mask &= p.evaluate(X)
+    return mask
+
+
+@settings(max_examples=600, deadline=None)
+@given(queries_and_data())
+def test_canonical_form_is_exact(case):
+    propositions, X = case
+    query = Query(tuple(propositions))
+    np.testing.assert_array_equal(query.evaluate(X), _conjunction(propositions, X))
+    # One condition per constrained column, and the form is a fixed point.
+    assert len(query) == len({(p.feature, p.is_numeric) for p in propositions})
+    assert Query(query.propositions) == query
+    assert Query(tuple(reversed(propositions))) == query
+
+
+@settings(max_examples=200, deadline=None)
+@given(queries_and_data())
+def test_at_most_one_interval_per_numeric_column(case):
+    propositions, _ = case
+    query = Query(tuple(propositions))
+    for group in query.conditions:
+        if group[0].is_numeric and not any(np.isnan(p.value) for p in group):
+            assert sum(p.operator in (">", ">=") for p in group) <= 1
+            assert sum(p.operator in ("<", "<=") for p in group) <= 1
+
+
+def test_interval_and_order():
+    query = Query((
+        Proposition("Pclass", ">", 2.0, 0), Proposition("Fare", ">", 8.1125, 3),
+        Proposition("Sex", "==", "female", 1), Proposition("Age", ">", 5.0, 2),
+        Proposition("Fare", "<=", 35.0, 3), Proposition("Fare", ">", 9.35, 3),
+    ))
+    assert str(query) == "Pclass > 2 & Sex == female & Age > 5 & 9.35 < Fare <= 35"
+    assert len(query) == 4
+    assert RuleEnsemble(0.0, (Rule(query, 1.0),)).complexity == 5
+
+
+def test_nominal_forms():
+    s = lambda op, v: Proposition("s", op, v)  # noqa: E731
+    assert str(Query((s("!=", "b"), s("==", "a"), s("!=", "c")))) == "s == a"
+    assert str(Query((s("!=", "b"), s("!=", "a"), s("!=", "b")))) == "s not in {a, b}"
+    # A contradiction stays visible rather than silently becoming something else.
+    assert str(Query((s("==", "a"), s("!=", "a")))) == "s == a & s != a"
+
+
+def test_greater_equal_and_strict_at_same_threshold():
+    x = lambda op, v: Proposition("x", op, v)  # noqa: E731
+    assert str(Query((x(">=", 1.0), x(">", 1.0)))) == "x > 1"
+    assert str(Query((x("<", 1.0), x("<=", 1.0)))) == "x < 1"
+    assert str(Query((x(">=", 1.0), x("<", 2.0)))) == "1 <= x < 2"
+
+
+@pytest.mark.parametrize("value, text", [
+    ("male", "male"),
+    ("Research & Development", '"Research & Development"'),
+    ("Sales Representative", '"Sales Representative"'),
+    ("1", '"1"'),
+    ("2.5", '"2.5"'),
+    ("a<=b", '"a<=b"'),
+    ('say "hi"', '"say \\"hi\\""'),
+    ("True", '"True"'),
+    ("", '""'),
+    (3, "3"),
+])
+def test_category_quoting(value, text):
+    assert format_category(value) == text
+
+
+def test_quoted_values_round_trip_raw_in_json():
+    X = pd.DataFrame({"Department": ["Research & Development", "Sales", "1", None]})
+    rule = Rule(Query((Proposition("Department", "!=", "Research & Development"),
+                       Proposition("Department", "!=", "1"))), 2.0)
+    model = RuleEnsemble(0.5, (rule,))
+    assert str(rule.query) == 'Department not in {"1", "Research & Development"}'
+    data = json.loads(model.to_json())
+    assert {p["value"] for p in data["rules"][0]["query"]} == {"Research & Development", "1"}
+    again = RuleEnsemble.from_json(model.to_json())
+    assert again == model and str(again) == str(model)
+    np.testing.assert_array_equal(again.predict(X), [0.5, 2.5, 0.5, 0.5])
