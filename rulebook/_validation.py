@@ -4,6 +4,7 @@ Every error names the column or parameter and what would be valid
 (developers' guide, rule 7). Nothing here modifies the caller's data.
 """
 
+import itertools
 import numbers
 import warnings
 
@@ -17,8 +18,12 @@ NUMERIC, NOMINAL = "numeric", "nominal"
 
 # A nominal column in which every value is distinct is almost surely an
 # identifier (a name, a ticket number); its ``x == c`` propositions would each
-# cover one row. Below this many rows such a column may be legitimate.
+# cover one row. Below this many rows such a column may be legitimate. The
+# same minimum applies to integer columns that look like row numbers: among
+# n >= 20 distinct values, increasing order or a gap-free range by chance
+# has probability 2 / n! or less, while on a toy frame ``x = 1..10`` is common.
 _ID_MIN_ROWS = 20
+# Hard limit: bin codes are uint16 and the missing bin needs one code.
 MAX_CATEGORIES = 65535
 
 
@@ -76,6 +81,77 @@ def dtype_kind(name, dtype):
         f"column {name!r} has dtype {dtype}, which is neither numeric nor nominal; "
         "convert it to numbers, strings or a pandas Categorical."
     )
+
+
+def is_text_dtype(dtype):
+    """Whether columns of ``dtype`` hold Python objects or strings.
+
+    Categoricals are excluded: their categories are the user's explicit
+    choice, and stay nominal even when they are numbers.
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        return False
+    return ptypes.is_object_dtype(dtype) or ptypes.is_string_dtype(dtype)
+
+
+def parse_numbers(column):
+    """The numbers of a text column whose non-blank cells all hold numbers.
+
+    A blank cell is a missing value (None, NaN, pd.NA) or a string of
+    whitespace only; every other cell must be a number or a string that
+    :func:`pandas.to_numeric` parses (``" 12.5"``, ``"1e3"``, ``"-4"``), so
+    that the values are those :meth:`rulebook.rules.Proposition.evaluate`
+    compares with a threshold. Booleans are not numbers here: a column of
+    ``True``/``False`` stays nominal.
+
+    Parameters
+    ----------
+    column : Series of shape (n_rows,)
+        Any dtype; only object and string columns are parsed.
+
+    Returns
+    -------
+    values : ndarray of shape (n_rows,), float64, or None
+        The numbers, NaN in blank cells; ``None`` if ``column`` is not of
+        object or string dtype (:func:`is_text_dtype`) or a non-blank cell
+        is not a number.
+    n_blank : int
+        Number of blank cells (0 when ``values`` is None).
+    """
+    if not is_text_dtype(column.dtype):
+        return None, 0
+    cells = column.to_numpy(dtype=object, na_value=np.nan)
+    missing = pd.isna(cells)
+    present = cells[~missing]
+    # Most text columns are words: a few cells tell, before parsing them all.
+    if _parse(present[:_PROBE]) is None:
+        return None, 0
+    parsed = _parse(present)
+    if parsed is None:
+        return None, 0
+    values = np.full(len(cells), np.nan)
+    values[~missing] = parsed
+    return values, int(np.isnan(values).sum())
+
+
+# Cells parsed first to reject a column of words quickly.
+_PROBE = 64
+
+
+def _parse(cells):
+    """float64 numbers of non-missing ``cells`` (NaN for blank strings), or
+    None if one is neither a number nor blank."""
+    try:
+        parsed = pd.to_numeric(pd.Series(cells, dtype=object), errors="coerce")
+        parsed = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    failed = np.flatnonzero(np.isnan(parsed))
+    if any(not (isinstance(cells[i], str) and not cells[i].strip()) for i in failed):
+        return None  # a word, or a string such as "nan" that pandas reads as NaN
+    if any(isinstance(cell, (bool, np.bool_)) for cell in cells):
+        return None  # pandas.to_numeric reads True as 1
+    return parsed
 
 
 def numeric_values(name, column):
@@ -192,11 +268,16 @@ def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
     Checks the number and names of columns (scikit-learn's contract), that
     numeric columns are still numeric and finite, and warns about nominal
     categories not seen in fit (they satisfy no ``==`` and every ``!=``).
+    A text column of a numeric feature is parsed as in fit
+    (:func:`parse_numbers`: blank cells are missing), so the raw frame that
+    was fitted predicts as its converted form does.
 
     Returns
     -------
     DataFrame
-        ``X`` as a frame whose columns the ensemble can find by name.
+        ``X`` as a frame whose columns the ensemble can find by name; text
+        columns of numeric features replaced by their numbers (in a new
+        frame: ``X`` is not modified).
 
     Raises
     ------
@@ -212,18 +293,42 @@ def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
         # Positional input for a model fitted on named columns: scikit-learn
         # has warned; evaluate by position under the training names.
         frame = frame.set_axis(list(names), axis=1)
+    parsed = {}
     for j, (name, kind) in enumerate(zip(names, feature_kinds)):
-        column = frame[name] if ensemble.by_name else frame.iloc[:, j]
+        position = frame.columns.get_loc(name) if ensemble.by_name else j
+        column = frame.iloc[:, position]
         if kind == NUMERIC:
-            if column_kind(name, column) != NUMERIC:
+            if is_text_dtype(column.dtype):
+                parsed[position] = _numbers_of_text(name, column)
+            elif column_kind(name, column) != NUMERIC:
                 raise ValueError(
                     f"column {name!r} was numeric in fit but has dtype {column.dtype} now; "
                     "pass numbers (NaN for missing)."
                 )
-            numeric_values(name, column)
+            else:
+                numeric_values(name, column)
         else:
             _warn_unseen(name, column, categories[name])
+    if parsed:
+        frame = frame.copy(deep=False)  # copy-on-write: X keeps its columns
+        for position, values in parsed.items():
+            frame.isetitem(position, values)
     return frame
+
+
+def _numbers_of_text(name, column):
+    """:func:`parse_numbers` of a numeric feature's text column at predict."""
+    values, _ = parse_numbers(column)
+    if values is None:
+        examples = list(itertools.islice(
+            (c for c in column.dropna().to_numpy(dtype=object) if _parse([c]) is None), 3))
+        raise ValueError(
+            f"column {name!r} was numeric in fit but holds values that are not numbers now, "
+            f"e.g. {examples}; pass numbers (NaN or a blank string for missing)."
+        )
+    if np.isinf(values).any():
+        _raise_infinite(name)
+    return values
 
 
 def _warn_unseen(name, column, seen):

@@ -10,7 +10,12 @@ prediction needs no binning state.
   quantiles when the column has more distinct values than ``max_bins``,
   every distinct value when ``max_bins=None``, or the user's cut points.
 * Nominal columns (object, string, categorical, bool): one bin per observed
-  category, in sorted order.
+  category, in sorted order; at most ``max_categories`` of them.
+* Column hygiene: an object or string column whose non-blank cells all hold
+  numbers is numeric, its blank cells missing (a table read from a CSV file
+  with a few empty cells); an integer column that looks like a row number
+  (distinct values, in order or a permutation of a range) is binned but
+  warned about. Each such guess gives a warning naming the column.
 * Missing values (NaN, None, pd.NA) go to a bin of their own, the last one,
   ``n_bins[j]``. No proposition covers it: a missing value satisfies no
   threshold or equality.
@@ -25,10 +30,12 @@ of Boley et al.'s reference code (k/2 equal-frequency thresholds per column,
 each giving ``x <= c`` and ``x >= c``) as cut points and a search mask.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pandas.api import types as ptypes
 
 from ._config import X_BINNED_DTYPE
 from ._validation import (
@@ -37,7 +44,9 @@ from ._validation import (
     NOMINAL,
     NUMERIC,
     dtype_kind,
+    is_text_dtype,
     numeric_block,
+    parse_numbers,
 )
 from .rules import Proposition
 
@@ -86,11 +95,17 @@ class Binner:
     cut_points : dict of {str: sequence of float}, optional
         Explicit cut points for some numeric columns, overriding
         ``max_bins`` there.
+    max_categories : int in [2, 65535] or None, default=100
+        Most categories (among rows of positive weight) a nominal column
+        may have; more raise ``ValueError``. ``None`` allows up to 65535.
+        See the estimators' parameter of the same name for why it is an
+        error and why 100.
     """
 
-    def __init__(self, max_bins=255, cut_points=None):
+    def __init__(self, max_bins=255, cut_points=None, max_categories=100):
         self.max_bins = max_bins
         self.cut_points = cut_points
+        self.max_categories = max_categories
 
     def fit_transform(self, frame, sample_weight):
         """Learn the bins of ``frame`` and return its bin codes.
@@ -110,13 +125,24 @@ class Binner:
         Raises
         ------
         ValueError
-            Bad ``max_bins`` or ``cut_points``, infinite values, identifier-
-            like nominal columns, too many categories.
+            Bad ``max_bins``, ``cut_points`` or ``max_categories``, infinite
+            values, identifier-like nominal columns, more categories than
+            ``max_categories``.
         TypeError
             Columns of unsupported dtype.
+
+        Warns
+        -----
+        UserWarning
+            Naming each text column read as numbers (and how many of its
+            cells were blank, now missing), and each integer column that
+            looks like a row identifier.
         """
         _check_max_bins(self.max_bins)
+        max_categories = _check_max_categories(self.max_categories)
         cut_points = _check_cut_points(self.cut_points, frame)
+        integer = [_is_integer_dtype(dtype) for dtype in frame.dtypes]
+        frame, parsed = _with_text_numbers(frame, warn=True)
         active = sample_weight > 0
         n, d = frame.shape
         X_binned = np.empty((n, d), dtype=X_BINNED_DTYPE, order="F")
@@ -133,10 +159,12 @@ class Binner:
                     thresholds = cut_points[label]
                 else:
                     thresholds = _equal_frequency_cuts(values, sample_weight, active, self.max_bins)
+                if integer[j] or j in parsed:
+                    _warn_if_row_identifier(label, values)
                 feature = FeatureBins(label, j, NUMERIC, thresholds, ())
                 X_binned[:, j] = _bin_numeric(values, thresholds)
             else:
-                categories, codes = _categories(label, frame.iloc[:, j], active)
+                categories, codes = _categories(label, frame.iloc[:, j], active, max_categories)
                 feature = FeatureBins(label, j, NOMINAL, np.empty(0), categories)
                 X_binned[:, j] = codes
             features.append(feature)
@@ -174,6 +202,91 @@ def _check_max_bins(max_bins):
         raise ValueError(f"max_bins must be an int in [2, 65535] or None; got {max_bins!r}.")
     if not 2 <= max_bins <= 65535:
         raise ValueError(f"max_bins must be in [2, 65535] or None; got {max_bins}.")
+
+
+def _check_max_categories(max_categories):
+    """``max_categories`` as an int (``MAX_CATEGORIES`` for None)."""
+    if max_categories is None:
+        return MAX_CATEGORIES
+    if (isinstance(max_categories, (bool, np.bool_))
+            or not isinstance(max_categories, (int, np.integer))
+            or not 2 <= max_categories <= MAX_CATEGORIES):
+        raise ValueError(
+            f"max_categories must be an int in [2, {MAX_CATEGORIES}] or None; got {max_categories!r}."
+        )
+    return int(max_categories)
+
+
+def _is_integer_dtype(dtype):
+    # numpy and nullable integers; bool is nominal, not an integer here.
+    return ptypes.is_integer_dtype(dtype) and not ptypes.is_bool_dtype(dtype)
+
+
+def _with_text_numbers(frame, warn=False):
+    """``frame`` with its text columns of numbers (:func:`parse_numbers`) as float64.
+
+    Returns
+    -------
+    frame : DataFrame
+        A new frame if a column was converted (the caller's is not
+        modified), else ``frame`` itself.
+    parsed : set of int
+        Positions of the converted columns.
+    """
+    converted = {}
+    for j, dtype in enumerate(frame.dtypes):
+        if not is_text_dtype(dtype):
+            continue
+        values, n_blank = parse_numbers(frame.iloc[:, j])
+        if values is None or n_blank == len(values):  # all blank: nothing to read
+            continue
+        converted[j] = values
+        if warn:
+            warnings.warn(
+                f"column {str(frame.columns[j])!r} has dtype {dtype} but every non-blank cell "
+                f"holds a number: it is treated as numeric, and its {n_blank} blank cell(s) "
+                "(empty or whitespace strings, None, NaN) as missing values. Convert it with "
+                "pandas.to_numeric to silence this warning, or make it a pandas Categorical "
+                "to keep it nominal.",
+                UserWarning,
+                stacklevel=4,
+            )
+    if not converted:
+        return frame, set()
+    frame = frame.copy(deep=False)  # copy-on-write: the caller's frame keeps its columns
+    for j, values in converted.items():
+        frame.isetitem(j, values)
+    return frame, set(converted)
+
+
+def _warn_if_row_identifier(label, values):
+    """Warn if a column of integers looks like row numbers.
+
+    All present values distinct, and either strictly monotone in row order
+    or a permutation of a range of integers, in a frame of at least
+    ``_ID_MIN_ROWS`` such values (fewer may be so by chance). A warning,
+    not an error as for nominal identifiers: a year or a count can be
+    distinct and increasing and still be a measurement.
+    """
+    present = values[~np.isnan(values)]
+    n = len(present)
+    if n < _ID_MIN_ROWS or not np.all(present == np.round(present)):
+        return
+    steps = np.diff(present)
+    if np.all(steps > 0) or np.all(steps < 0):
+        how = ("distinct integers in " + ("increasing" if steps[0] > 0 else "decreasing")
+               + " row order")
+    elif np.all(np.diff(np.sort(present)) == 1):
+        how = f"a permutation of the integers {present.min():.0f}..{present.max():.0f}"
+    else:
+        return
+    warnings.warn(
+        f"column {label!r} looks like a row identifier: its {n} values are {how}, so rules "
+        "on it would pick rows by their number rather than by what was measured. Drop the "
+        "column if it numbers or identifies the rows; ignore this warning if it is a measurement.",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def _check_cut_points(cut_points, frame):
@@ -272,8 +385,12 @@ def _sort_key(value):
     return (type(value).__name__, value)
 
 
-def _categories(name, column, active):
-    """Observed categories (sorted) and bin codes; missing -> len(categories)."""
+def _categories(name, column, active, max_categories=MAX_CATEGORIES):
+    """Observed categories (sorted) and bin codes; missing -> len(categories).
+
+    Raises ``ValueError`` for an identifier-like column (a different value
+    in every row of positive weight) and for more than ``max_categories``.
+    """
     # Hash passes in C; -1 marks missing values.
     codes, uniques = _factorize(column)
     codes = np.asarray(codes, dtype=np.int64)
@@ -288,16 +405,22 @@ def _categories(name, column, active):
     except TypeError:
         categories = tuple(sorted(observed, key=_sort_key))
     n_present = int((active & present).sum())
-    if len(categories) > MAX_CATEGORIES:
-        raise ValueError(
-            f"column {name!r} has {len(categories)} categories, more than {MAX_CATEGORIES}; "
-            "drop it or group its categories."
-        )
+    # The identifier check first: its message is the more specific one.
     if n_present >= _ID_MIN_ROWS and len(categories) == n_present:
         raise ValueError(
             f"column {name!r} has a different value in every row (an identifier?); "
             "its rules would each cover one row. Drop the column, or convert it to "
             "numbers if it is a measurement."
+        )
+    if len(categories) > max_categories:
+        limit = ("" if max_categories == MAX_CATEGORIES
+                 else ", or raise max_categories if every category matters")
+        raise ValueError(
+            f"column {name!r} has {len(categories)} categories, more than "
+            f"max_categories={max_categories}; its rules would be chains of '!=' conditions "
+            "and categories covering a few rows each. Group its categories (e.g. map the "
+            "rare ones to 'other'), convert it to numbers if it is a measurement, or drop "
+            f"it{limit}."
         )
     # Factorize order -> sorted order; values seen only in zero-weight rows
     # and missing values go to the missing bin.
@@ -509,6 +632,7 @@ def _paper_thresholds(X, propositions):
     if not isinstance(X, pd.DataFrame):
         raise ValueError(f"X must be a pandas DataFrame; got {type(X).__name__}.")
     counts = _check_propositions(propositions, X)
+    X, _ = _with_text_numbers(X)  # numeric here as in Binner.fit_transform
     specs, empty = {}, np.empty(0)
     numeric, positions = [], []
     for j, (name, dtype) in enumerate(X.dtypes.items()):  # not X[name]: a Series each

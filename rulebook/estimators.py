@@ -81,6 +81,18 @@ _PARAMETERS = """
         distinct value.
     cut_points : dict of {str: sequence of float}, optional
         Explicit cut points for some numeric columns.
+    max_categories : int in [2, 65535] or None, default=100
+        Most categories a nominal column may have; a column with more
+        raises ``ValueError`` at fit, naming it, as an identifier column
+        does. Its rules would be chains of ``x != c`` and categories that
+        cover a few rows each. An error rather than grouping the rare
+        categories into "other": a rule speaks of single values, so such a
+        group could not be written as a condition, and which categories
+        belong together is the user's knowledge. 100 is well above the
+        nominal columns of the benchmark datasets (at most 41 categories)
+        and far below a column of numbers read as text or of free text
+        (thousands). Raise it for, e.g., a column of the world's ~200
+        countries; ``None`` allows up to 65535.
     propositions : int >= 2, dict of {str: int} or None, default=None
         ``None``: every proposition of the bins (``x <= t`` and ``x > t``
         at each cut point, ``x == c`` and ``x != c`` per category). A
@@ -116,7 +128,7 @@ class _RuleBoosting(BaseEstimator):
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
                  max_bins=255, cut_points=None, max_rule_length=None, verbose=1, search=None,
-                 weight_update="auto", propositions=None):
+                 weight_update="auto", propositions=None, max_categories=100):
         self.n_rules = n_rules
         self.learner = learner
         self.objective = objective
@@ -126,6 +138,7 @@ class _RuleBoosting(BaseEstimator):
         self.max_bins = max_bins
         self.cut_points = cut_points
         self.propositions = propositions
+        self.max_categories = max_categories
         self.max_rule_length = max_rule_length
         self.verbose = verbose
 
@@ -171,7 +184,7 @@ class _RuleBoosting(BaseEstimator):
             # both the cut points and the allowed mask.
             specs = _paper_thresholds(frame, self.propositions)
             cut_points = _cut_points_of(specs)
-        binner = Binner(self.max_bins, cut_points)
+        binner = Binner(self.max_bins, cut_points, self.max_categories)
         X_binned = binner.fit_transform(frame, weights)
         allowed = None if specs is None else _allowed_of(binner, specs)
         # tqdm.auto: a widget in notebooks, text elsewhere; delay keeps quick
@@ -375,11 +388,12 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
 
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
                  reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length=None, verbose=1,
-                 search=None, weight_update="auto", propositions=None):
+                 search=None, weight_update="auto", propositions=None, max_categories=100):
         super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
                          max_bins=max_bins, cut_points=cut_points,
                          max_rule_length=max_rule_length, verbose=verbose, search=search,
-                         weight_update=weight_update, propositions=propositions)
+                         weight_update=weight_update, propositions=propositions,
+                         max_categories=max_categories)
         self.loss = loss
 
     @property
