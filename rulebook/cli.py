@@ -6,31 +6,63 @@
     rulebook compare titanic --rules 10 --report report.html
 
 ``fit`` holds out 20% of the rows, fits the chosen learner, prints the
-ensemble, the test score after 0, 1, ..., k rules (ROC AUC, R^2 or mean
-Poisson deviance) and the fit time. ``compare`` does the same for every
-available learner on one split, prints their test scores side by side and can
-write a self-contained HTML report (:mod:`rulebook.report`).
+ensemble, the test score of the model after each boosting round 0, 1, ..., k
+(ROC AUC, R^2 or mean Poisson deviance) and the fit time. ``compare`` does
+the same for every available learner on one split, prints their test scores
+side by side and can write a self-contained HTML report
+(:mod:`rulebook.report`).
+
+The estimators get only the options the user gave as flags, so a flag left
+out means the library's default (shown in ``--help``). The one exception is
+``--reg-lambda`` for a bundled dataset, which defaults to the value the
+papers used for it.
 """
 
 import argparse
+import dataclasses
+import inspect
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numba.core import event as numba_event
 from sklearn.metrics import mean_poisson_deviance, r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 
+from ._config import CACHE
 from .datasets import DATASETS, list_datasets, load_dataset
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .learners import LEARNERS
+from .optimal import OptimalLearner
 
 TASKS = ("binary", "regression", "poisson")
+# Distinct target values shown in an error message before "…".
+_SHOWN_VALUES = 5
+
+_LEARNER_HELP = (
+    "how each rule's conditions are chosen: greedy (adds the best condition one at a time; "
+    "fast), optimal (exact branch-and-bound search for the best rule; slower, see "
+    "--time-limit), orthogonal (corrective orthogonal boosting: every round re-fits all rule "
+    "weights)")
 
 
 def main(argv=None):
-    """Entry point of the console script; returns the exit code."""
+    """Entry point of the console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 on an error, which is printed to
+        standard error without a traceback. Invalid flag values exit with
+        code 2 from :mod:`argparse` (``SystemExit``).
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -47,69 +79,137 @@ def main(argv=None):
         return 2
 
 
+# -- the command line -----------------------------------------------------------
+def _library_default(name):
+    """The estimators' default for parameter ``name`` (the CLI never overrides it)."""
+    return inspect.signature(RuleBoostingRegressor).parameters[name].default
+
+
+def _optimal_default(name):
+    return {field.name: field.default for field in dataclasses.fields(OptimalLearner)}[name]
+
+
+def _shown(value):
+    return "none" if value is None else str(value)
+
+
+def _positive_int_or_none(text):
+    """``--max-rule-length``: an int >= 1, or "none" for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1 or 'none'; got {text!r}")
+    return value
+
+
+def _time_limit(text):
+    """``--time-limit``: seconds > 0, "auto" (the learner's default budget) or "none"."""
+    word = text.strip().lower()
+    if word == "none":
+        return None
+    if word == "auto":
+        return "auto"
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not (np.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(
+            f"expected seconds (a number > 0), 'auto' or 'none'; got {text!r}")
+    return seconds
+
+
+def _add_data_arguments(command):
+    command.add_argument(
+        "data", help="a bundled dataset's name (see 'rulebook datasets'), the name of another "
+                     "known dataset together with --data-home, or the path of a CSV file")
+    command.add_argument("--target", help="target column (required for CSV files)")
+    command.add_argument(
+        "--task", choices=TASKS,
+        help="binary (two classes), regression or poisson (counts); default: the dataset's, "
+             "or for a CSV file binary if the target has two values, else regression")
+    command.add_argument(
+        "--data-home", metavar="DIR",
+        help="directory holding the CSV files of a known dataset that is not bundled "
+             "(e.g. iris); 'rulebook datasets' lists them, with shipped=False")
+    command.add_argument("--seed", type=int, default=0,
+                         help="seed of the random 80/20 train/test split (default 0)")
+
+
+def _add_model_arguments(command):
+    """Estimator flags. Those with ``default=SUPPRESS`` are absent from the
+    parsed arguments unless given, so the estimator keeps its own default."""
+    command.add_argument("--rules", type=int, default=_library_default("n_rules"), metavar="N",
+                         help=f"number of boosting rounds, i.e. rules (default "
+                              f"{_library_default('n_rules')})")
+    command.add_argument(
+        "--reg-lambda", type=float, default=argparse.SUPPRESS, metavar="LAMBDA",
+        help="L2 regularisation of the rule weights (default: the value the papers used for "
+             f"a bundled dataset, else the library's, {_library_default('reg_lambda')})")
+    command.add_argument(
+        "--max-bins", type=int, default=argparse.SUPPRESS, metavar="N",
+        help="equal-frequency bins per numeric column; fewer bins make the optimal "
+             f"learner's search much faster (default {_shown(_library_default('max_bins'))})")
+    command.add_argument(
+        "--max-rule-length", type=_positive_int_or_none, default=argparse.SUPPRESS,
+        metavar="N|none",
+        help="most conditions per rule, or 'none' for no limit "
+             f"(default {_shown(_library_default('max_rule_length'))})")
+    command.add_argument(
+        "--time-limit", type=_time_limit, default=argparse.SUPPRESS,
+        metavar="SECONDS|auto|none",
+        help="time budget per boosting round of the optimal learner; when it runs out the "
+             "best rule found so far is used and reported as not certified. 'auto' is the "
+             "learner's default budget, 'none' no limit "
+             f"(default {_shown(_optimal_default('time_limit'))})")
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="rulebook", description="Gradient rule boosting.")
     commands = parser.add_subparsers(dest="command", required=True)
-    fit = commands.add_parser("fit", help="fit a rule ensemble on a dataset or CSV file")
-    fit.add_argument("data", help="a bundled dataset's name (see 'rulebook datasets') or a CSV path")
-    fit.add_argument("--target", help="target column (required for CSV files)")
-    fit.add_argument("--task", choices=TASKS, help="default: the dataset's, or inferred from the target")
-    fit.add_argument("--learner", default="greedy", choices=sorted(LEARNERS))
-    fit.add_argument("--rules", type=int, default=10, help="number of rules (default 10)")
-    fit.add_argument("--reg-lambda", type=float, default=None,
-                     help="rule weight regularisation (default: the paper's for bundled data, else 1)")
-    fit.add_argument("--max-bins", type=int, default=None,
-                     help="equal-frequency bins per numeric column (default 255; 8 for the optimal learner, whose exact search grows fast with the number of bins)")
-    fit.add_argument("--seed", type=int, default=0, help="seed of the 80/20 split")
-    fit.add_argument("--data-home", help="directory of the benchmark CSVs for non-bundled datasets")
-    fit.add_argument("--time-limit", type=float, default=10.0,
-                     help="seconds per boosting round for the optimal learner; when reached, the "
-                          "best rule found is used and reported as not certified (default 10)")
+    fit = commands.add_parser("fit", help="fit a rule ensemble on a dataset or CSV file",
+                              description="Fit a rule ensemble on 80% of the rows and print "
+                                          "it with its test score after each rule.")
+    _add_data_arguments(fit)
+    fit.add_argument("--learner", default="greedy", choices=sorted(LEARNERS),
+                     help=_LEARNER_HELP + " (default greedy)")
+    _add_model_arguments(fit)
     compare = commands.add_parser(
-        "compare", help="fit every available learner and compare them (optionally an HTML report)")
-    compare.add_argument("data", help="a bundled dataset's name (see 'rulebook datasets') or a CSV path")
-    compare.add_argument("--target", help="target column (required for CSV files)")
-    compare.add_argument("--task", choices=TASKS, help="default: the dataset's, or inferred from the target")
+        "compare", help="fit every available learner and compare them (optionally an HTML report)",
+        description="Fit several learners on one 80/20 split and compare their test scores.")
+    _add_data_arguments(compare)
     compare.add_argument("--learners", nargs="+", metavar="LEARNER",
-                         help=f"default: every available one ({', '.join(sorted(LEARNERS))})")
-    compare.add_argument("--rules", type=int, default=10, help="number of rules (default 10)")
-    compare.add_argument("--reg-lambda", type=float, default=None,
-                         help="rule weight regularisation (default: the paper's for bundled data, else 1)")
-    compare.add_argument("--max-bins", type=int, default=None,
-                         help="equal-frequency bins per numeric column (default 255; 8 for the optimal learner, whose exact search grows fast with the number of bins)")
-    compare.add_argument("--seed", type=int, default=0, help="seed of the 80/20 split")
-    compare.add_argument("--data-home", help="directory of the benchmark CSVs for non-bundled datasets")
-    compare.add_argument("--time-limit", type=float, default=10.0,
-                     help="seconds per boosting round for the optimal learner; when reached, the "
-                          "best rule found is used and reported as not certified (default 10)")
+                         help=f"the learners to compare (default: every available one, "
+                              f"{', '.join(sorted(LEARNERS))})")
+    _add_model_arguments(compare)
     compare.add_argument("--report", metavar="HTML", help="write a self-contained HTML report here")
-    commands.add_parser("datasets", help="list the known datasets")
+    commands.add_parser("datasets", help="list the known datasets (shipped=True: bundled)",
+                        description="List the known datasets; those with shipped=False load "
+                                    "with --data-home.")
     return parser
 
 
+# -- the commands ---------------------------------------------------------------
 def _fit(args):
+    if "time_limit" in vars(args) and args.learner != "optimal":
+        raise ValueError(f"--time-limit applies only to --learner optimal; got --learner {args.learner}.")
     X, y, task, name, reg_lambda = _load(args)
-    reg_lambda = args.reg_lambda if args.reg_lambda is not None else reg_lambda
-    stratify = y if task == "binary" else None
+    _check_target(y, task, args)
     X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.2, random_state=args.seed, stratify=stratify)
-    params = dict(n_rules=args.rules, learner=_learner(args.learner, args), reg_lambda=reg_lambda,
-                  max_bins=_max_bins(args.learner, args))
-    if task == "binary":
-        model = RuleBoostingClassifier(**params)
-    else:
-        model = RuleBoostingRegressor(loss="poisson" if task == "poisson" else "squared", **params)
+        X, y, test_size=0.2, random_state=args.seed, stratify=y if task == "binary" else None)
+    model = _estimator(task, _estimator_params(args, args.learner, reg_lambda))
     print(f"{name}: {task}, target {y.name!r}, {len(X)} rows, {X.shape[1]} features; "
           f"train {len(X_train)} / test {len(X_test)} (seed {args.seed})")
-    print(f"learner {args.learner}, {args.rules} rules, reg_lambda {reg_lambda:g}\n")
-    started = time.perf_counter()
-    model.fit(X_train, y_train)
-    seconds = time.perf_counter() - started
+    print(f"learner {args.learner}, {_settings(model)}\n")
+    seconds, compiling = _timed_fit(model, X_train, y_train)
     print(model.ensemble_, end="\n\n")
     _print_certificate(model)
     print(_score_table(model, X_test, y_test, task).to_string(index=False), end="\n\n")
-    print(f"fit time: {seconds:.3f} s (the first fit in a fresh environment includes "
-          "numba compilation, cached afterwards)")
+    print(_fit_time(seconds, compiling))
     return 0
 
 
@@ -120,24 +220,25 @@ def _compare(args):
     learners = args.learners or list(LEARNERS)
     unknown = [name for name in learners if name not in LEARNERS]
     if unknown:
-        raise ValueError(f"learner(s) {unknown} not available; valid learners are {sorted(LEARNERS)}.")
+        raise ValueError(f"--learners: {', '.join(unknown)} not available; valid learners are "
+                         f"{', '.join(sorted(LEARNERS))}.")
+    if "time_limit" in vars(args) and "optimal" not in learners:
+        raise ValueError("--time-limit applies only to the optimal learner, which --learners leaves out.")
     X, y, task, name, reg_lambda = _load(args)
-    reg_lambda = args.reg_lambda if args.reg_lambda is not None else reg_lambda
+    _check_target(y, task, args)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.2, random_state=args.seed, stratify=y if task == "binary" else None)
     split = (f"{name}: {task}, target {y.name!r}, {len(X)} rows, {X.shape[1]} features; "
              f"train {len(X_train)} / test {len(X_test)} (seed {args.seed})")
     print(split)
-    print(f"learners {', '.join(learners)}, {args.rules} rules, reg_lambda {reg_lambda:g}\n")
-    models, seconds, tables = {}, {}, []
+    models, seconds, compiling, tables = {}, {}, 0.0, []
     for learner in learners:
-        params = dict(n_rules=args.rules, learner=_learner(learner, args), reg_lambda=reg_lambda,
-                      max_bins=_max_bins(learner, args))
-        model = (RuleBoostingClassifier(**params) if task == "binary" else
-                 RuleBoostingRegressor(loss="poisson" if task == "poisson" else "squared", **params))
-        started = time.perf_counter()
-        models[learner] = model.fit(X_train, y_train)
-        seconds[learner] = time.perf_counter() - started
+        model = _estimator(task, _estimator_params(args, learner, reg_lambda))
+        if not models:
+            print(f"learners {', '.join(learners)}, {_settings(model)}\n")
+        seconds[learner], compiled = _timed_fit(model, X_train, y_train)
+        compiling += compiled
+        models[learner] = model
         print(f"== {learner} ({seconds[learner]:.3f} s)\n{model.ensemble_}\n")
         _print_certificate(model)
         table = _score_table(model, X_test, y_test, task).set_index("rules")
@@ -146,32 +247,74 @@ def _compare(args):
     scores = pd.concat(tables, axis=1).reset_index()
     print(f"{metric} by number of rules:")
     print(scores.to_string(index=False), end="\n\n")
-    print("fit time: " + ", ".join(f"{k} {v:.3f} s" for k, v in seconds.items()))
+    times = "fit time: " + ", ".join(f"{k} {v:.3f} s" for k, v in seconds.items())
+    print(times + (f" ({_compile_remark(compiling)})" if compiling > 0 else ""))
     if args.report:
-        notes = [split, "fit time: " + ", ".join(f"{k} {v:.3f} s" for k, v in seconds.items())]
         path = write_report(args.report, models, X_test, y_test, title=f"rulebook compare {name}",
-                            scores=scores, notes=notes)
+                            scores=scores, notes=[split, times])
         print(f"report written to {path}")
     return 0
 
 
-def _max_bins(name, args):
-    """``--max-bins``, else 255, or 8 for the optimal learner: its exact
-    search grows fast with the bins (titanic, 10 rules: 1.3 s with 8 bins,
-    all rounds certified; over 90 s with 255, most rounds stopped by the
-    time limit)."""
-    if args.max_bins is not None:
-        return args.max_bins
-    return 8 if name == "optimal" else 255
+# -- helpers --------------------------------------------------------------------
+def _estimator_params(args, learner, reg_lambda):
+    """Estimator parameters: the number of rules, the learner, and only the
+    options the user gave (``reg_lambda`` also from the dataset)."""
+    given = vars(args)
+    params = {"n_rules": args.rules, "learner": learner}
+    reg_lambda = given.get("reg_lambda", reg_lambda)
+    if reg_lambda is not None:
+        params["reg_lambda"] = reg_lambda
+    for name in ("max_bins", "max_rule_length"):
+        if name in given:
+            params[name] = given[name]
+    if learner == "optimal" and "time_limit" in given:
+        params["learner"] = OptimalLearner(time_limit=given["time_limit"])
+    return params
 
 
-def _learner(name, args):
-    """The learner object: the optimal learner gets the per-round time limit."""
-    if name == "optimal":
-        from .optimal import OptimalLearner
+def _estimator(task, params):
+    if task == "binary":
+        return RuleBoostingClassifier(**params)
+    return RuleBoostingRegressor(loss="poisson" if task == "poisson" else "squared", **params)
 
-        return OptimalLearner(time_limit=args.time_limit)
-    return name
+
+def _settings(model):
+    """The options a fit uses, defaults included: "10 rules, reg_lambda 1, ..."."""
+    text = (f"{model.n_rules} rules, reg_lambda {model.reg_lambda:g}, "
+            f"max_bins {_shown(model.max_bins)}, max_rule_length {_shown(model.max_rule_length)}")
+    learner = model.learner
+    if isinstance(learner, OptimalLearner) or learner == "optimal":
+        limit = learner.time_limit if isinstance(learner, OptimalLearner) else _optimal_default("time_limit")
+        text += f", time limit per round {_shown(limit)}" + (" s" if isinstance(limit, float) else "")
+    return text
+
+
+def _timed_fit(model, X, y):
+    """Fit; return (wall seconds, seconds spent compiling numba kernels).
+
+    Compile time is measured with numba's event API: the dispatcher fires a
+    ``"numba:compile"`` event around every real compilation, and not when
+    it finds the signature already compiled or loads it from the on-disk
+    cache. So the time is zero unless this fit really compiled; a wall-time
+    guess would also count slow searches and machine load.
+    """
+    compile_seconds = []
+    started = time.perf_counter()
+    with numba_event.install_timer("numba:compile", compile_seconds.append):
+        model.fit(X, y)
+    return time.perf_counter() - started, sum(compile_seconds)
+
+
+def _compile_remark(seconds):
+    cached = ("a one-time cost: they are cached for later runs" if CACHE else
+              "again in every new process: RULEBOOK_NUMBA_CACHE=0 turns the cache off")
+    return f"of which {seconds:.3f} s compiling numba kernels, {cached}"
+
+
+def _fit_time(seconds, compiling):
+    remark = f" ({_compile_remark(compiling)})" if compiling > 0 else ""
+    return f"fit time: {seconds:.3f} s{remark}"
 
 
 def _print_certificate(model):
@@ -185,18 +328,26 @@ def _print_certificate(model):
               f"(smallest certified ratio {worst:.3f})\n")
 
 
+def _bundled():
+    """Names of the datasets whose files ship inside the package."""
+    return sorted(name for name, info in DATASETS.items() if info.shipped)
+
+
 def _load(args):
-    """(X, y, task, display name, default reg_lambda) of a dataset or CSV."""
+    """(X, y, task, display name, dataset's reg_lambda or None) of a dataset or CSV."""
     if args.data in DATASETS and not Path(args.data).is_file():
         info = DATASETS[args.data]
         if args.target and args.target != info.target:
             raise ValueError(f"dataset {args.data!r} has target {info.target!r}; drop --target.")
+        if not info.shipped:
+            _check_data_home(info, args.data_home)
         X, y = load_dataset(args.data, data_home=args.data_home)
-        return X, y, args.task or info.task, args.data, info.paper_reg_lambda or 1.0
+        return X, y, args.task or info.task, args.data, info.paper_reg_lambda
     path = Path(args.data)
     if not path.is_file():
         raise FileNotFoundError(
-            f"{args.data!r} is neither a bundled dataset ({', '.join(sorted(DATASETS))}) nor a file.")
+            f"{args.data!r} is neither a bundled dataset ({', '.join(_bundled())}) nor a file; "
+            "'rulebook datasets' lists every known dataset.")
     frame = pd.read_csv(path)
     if not args.target:
         raise ValueError(f"--target is required for a CSV file; columns are {list(frame.columns)}.")
@@ -206,14 +357,78 @@ def _load(args):
     frame = frame.dropna(subset=[args.target])
     y = frame[args.target]
     task = args.task or ("binary" if y.nunique() == 2 else "regression")
-    return frame.drop(columns=[args.target]), y, task, path.name, 1.0
+    return frame.drop(columns=[args.target]), y, task, path.name, None
+
+
+def _check_data_home(info, data_home):
+    """A dataset that does not ship needs ``--data-home`` with its files."""
+    files = ", ".join(info.files)
+    if data_home is None:
+        raise ValueError(
+            f"dataset {info.name!r} is not bundled with rulebook; download {files} "
+            f"(source: {info.source}) and pass --data-home DIR, the directory holding "
+            f"{'it' if len(info.files) == 1 else 'them'}. "
+            f"Bundled datasets: {', '.join(_bundled())}.")
+    directory = Path(data_home).expanduser()
+    if not directory.is_dir():
+        raise ValueError(f"--data-home {data_home!r} is not a directory.")
+    missing = [f for f in info.files
+               if not (directory / f).is_file() and not (directory / f"{f}.gz").is_file()]
+    if missing:
+        raise ValueError(f"--data-home {data_home!r} has no {', '.join(missing)} "
+                         f"(plain or .gz), which dataset {info.name!r} needs.")
+
+
+def _summary(values):
+    """ "412 distinct values such as 0.13, 2.5, …" or "3 distinct values: a, b, c"."""
+    distinct = pd.unique(values)
+    try:
+        distinct = np.sort(distinct)
+    except TypeError:  # mixed types: keep the order of appearance
+        pass
+    shown = [f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
+             for v in distinct[:_SHOWN_VALUES]]
+    if len(distinct) > _SHOWN_VALUES:
+        return f"{len(distinct)} distinct values such as {', '.join(shown)}, …"
+    return f"{len(distinct)} distinct value{'s' if len(distinct) != 1 else ''}: {', '.join(shown)}"
+
+
+def _check_target(y, task, args):
+    """A readable error, naming the flag, for a target the task cannot use.
+
+    Raises
+    ------
+    ValueError
+        ``binary`` with other than two distinct values; ``regression`` or
+        ``poisson`` with a non-numeric target; ``poisson`` with negative
+        values.
+    """
+    what = f"target {y.name!r} has {_summary(y)}"
+    numeric = pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y)
+    source = f"--task {task}" if args.task else f"task {task}"
+    if task == "binary" and y.nunique() != 2:
+        hint = (" For a numeric target use --task regression or --task poisson." if numeric
+                else " Multi-class targets are not supported; choose two classes or recode the target.")
+        raise ValueError(f"{source} needs a target with exactly two classes; {what}.{hint}")
+    if task in ("regression", "poisson") and not numeric:
+        hint = (" For two classes use --task binary." if y.nunique() == 2 else
+                " rulebook fits two-class targets (--task binary) and numeric ones "
+                "(--task regression or poisson); multi-class targets are not supported.")
+        raise ValueError(f"{source} needs a numeric target; {what}.{hint}")
+    if task == "poisson" and (y < 0).any():
+        raise ValueError(f"{source} needs counts (values >= 0); {what}, "
+                         f"{int((y < 0).sum())} of them negative.")
 
 
 def _score_table(model, X_test, y_test, task):
-    """Test score of the first k rules, for k = 0 .. number of rules."""
+    """Test score of the model after each boosting round ``k = 0 .. n_rules``.
+
+    The model after round ``k`` comes from ``model.staged_ensembles()``: a
+    corrective update (``learner="orthogonal"``, ``weight_update="corrective"``)
+    re-fits every weight each round, so it is not ``ensemble_[:k]``.
+    """
     rows = []
-    for k in range(len(model.ensemble_) + 1):
-        ensemble = model.ensemble_[:k]
+    for k, ensemble in enumerate(model.staged_ensembles()):
         raw = ensemble.decision_function(X_test)
         if task == "binary":
             positive = np.asarray(y_test == model.classes_[1])

@@ -17,7 +17,11 @@ How a curve is made
 -------------------
 * Boosting estimators (``RuleBoostingRegressor``/``Classifier``) are fitted
   once per split with ``max_rules`` rounds; the ``k``-rule model is the
-  first ``k`` rounds, ``ensemble_[:k]`` (the intercept is kept).
+  model after round ``k``, from ``staged_ensembles()``. After stagewise
+  updates that is ``ensemble_[:k]``; after corrective updates
+  (``learner="orthogonal"``, ``weight_update="corrective"``) it is not, as
+  every round re-fits the intercept and all weights. Each model is checked
+  against the training loss the fit recorded for its round.
 * Estimators with a regularisation path (``path_`` with an ``ensemble``
   column, as :class:`~rulebook.rulefit.RuleFitClassifier` and
   :class:`~rulebook.rulefit.RuleFitRegressor`) are also fitted once per
@@ -367,14 +371,21 @@ def area_under_complexity_curve(frame, max_complexity=50, value="normalised_risk
 def _checked_round_models(estimator, curve, X_train, y_train):
     """The model after each boosting round, checked against ``history_["train_loss"]``.
 
-    Stagewise boosting never changes a rule's weight once added, so
-    ``ensemble_[:k]`` is the model after round ``k``. A corrective update
-    (Yang et al. 2024, eq. 7) re-fits all weights every round, so the first
-    ``k`` rules of the final model carry final-round weights; the model
-    after round ``k`` is then the jointly optimal intercept and weights of
-    those ``k`` rules, re-fitted here on the training split. Either way the
-    result must reproduce the training loss the fit recorded for round
-    ``k``; estimators without that history (RuleFit) pass unchecked.
+    ``curve`` comes from :func:`rules_curve`: the staged models
+    (``staged_ensembles()``, the weights recorded in each round) for
+    rulebook's boosting estimators, ``ensemble_[:k]`` for other boosting
+    estimators. Each must reproduce the training loss the fit recorded for
+    round ``k``. One that does not is an estimator whose ``ensemble_``
+    carries re-fitted weights its history does not record; since a
+    corrective update (Yang et al. 2024, eq. 7) makes the model after round
+    ``k`` the jointly optimal intercept and weights of the first ``k``
+    rules, those are re-fitted here on the training split and checked
+    again. Estimators without that history (RuleFit) pass unchecked.
+
+    Raises
+    ------
+    RuntimeError
+        If neither model reproduces the recorded training loss.
     """
     history = getattr(estimator, "history_", None)
     if isinstance(getattr(estimator, "path_", None), pd.DataFrame) or not (
@@ -392,8 +403,9 @@ def _checked_round_models(estimator, curve, X_train, y_train):
             ensemble = _corrective_refit(loss, ensemble, X_train, y_train, estimator.reg_lambda)
             if not _reproduces(loss, ensemble, X_train, y_train, recorded[n_rules]):
                 raise RuntimeError(
-                    f"{type(estimator).__name__}: neither the first {n_rules} rules of ensemble_ nor "
-                    f"their re-fitted weights reproduce the training loss recorded for round {n_rules}; "
+                    f"{type(estimator).__name__}: neither the model of round {n_rules} (staged_ensembles(), "
+                    f"else the first {n_rules} rules of ensemble_) nor its re-fitted weights reproduce "
+                    f"the training loss recorded for round {n_rules}; "
                     "compare_learners cannot rebuild the model of that size.")
         checked.append((n_rules, ensemble))
     return checked

@@ -78,7 +78,9 @@ def comparison_report(models, X_test, y_test, *, title="rulebook comparison", sc
     title : str, default="rulebook comparison"
     scores : DataFrame, optional
         A table to show first (e.g. the test score per number of rules);
-        default: :func:`rulebook.charts.score_curve_data` in wide form.
+        default: :func:`score_table`, the score of the model after each
+        boosting round. A table passed here should be made the same way
+        (``rulebook compare`` does).
     notes : sequence of str
         Lines shown under the title (data set, split, skipped learners).
 
@@ -118,10 +120,22 @@ def comparison_report(models, X_test, y_test, *, title="rulebook comparison", sc
 def score_table(models, X_test, y_test):
     """Test score per number of rules, one column per model (wide form).
 
+    The score in row ``k`` is that of the model after boosting round ``k``
+    (``staged_ensembles()``): after corrective updates
+    (``learner="orthogonal"``) every round re-fits all weights, so that is
+    not ``ensemble_[:k]``, the final weights on the first ``k`` rules.
+
+    Parameters
+    ----------
+    models : dict of {str: fitted estimator}
+    X_test : DataFrame of shape (n_samples, n_features)
+    y_test : array-like of shape (n_samples,)
+
     Returns
     -------
     DataFrame
-        Column ``rules`` then one score column per model.
+        Column ``rules`` (int) then one score column per model (float64;
+        ROC AUC, R^2 or mean Poisson deviance by the models' loss).
 
     Examples
     --------

@@ -1,9 +1,18 @@
 """The ``rulebook`` command, run in-process through ``main``."""
 
+import argparse
+from importlib import resources
+
+import numba
+import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import r2_score
+from sklearn.model_selection import train_test_split
 
-from rulebook.cli import main
+from rulebook import OptimalLearner, RuleBoostingRegressor
+from rulebook.cli import _estimator_params, _parser, _timed_fit, main
+from rulebook.datasets import DATASETS, make_friedman1
 
 
 def test_fit_bundled_dataset_prints_rules_scores_and_time(capsys):
@@ -29,13 +38,50 @@ def test_fit_csv_regression_and_poisson(tmp_path, capsys):
     "argv, message",
     [
         (["fit", "no_such_thing"], "neither a bundled dataset"),
-        (["fit", "adult"], "data_home"),
         (["fit", "titanic", "--rules", "0"], "n_rules"),
     ],
 )
 def test_errors_are_reported_without_a_traceback(argv, message, capsys):
     assert main(argv) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+# -- datasets: bundled, and --data-home for the others ---------------------------
+def _shipped_files():
+    """Names of the registry's datasets whose files are in the installed package."""
+    data = resources.files("rulebook.datasets") / "data"
+    present = {entry.name for entry in data.iterdir()}
+    return sorted(name for name, info in DATASETS.items()
+                  if all(f in present or f"{f}.gz" in present for f in info.files))
+
+
+def test_bundled_list_names_exactly_the_shipped_files(capsys):
+    assert main(["fit", "no_such_thing"]) == 2
+    err = capsys.readouterr().err
+    listed = err.split("bundled dataset (")[1].split(")")[0].split(", ")
+    assert listed == _shipped_files()
+    assert "iris" not in listed  # known, but not shipped
+
+
+def test_a_dataset_that_does_not_ship_asks_for_the_data_home_flag(tmp_path, capsys):
+    assert not DATASETS["iris"].shipped
+    assert main(["fit", "iris"]) == 2
+    err = capsys.readouterr().err
+    assert "--data-home" in err and "iris.csv" in err
+    assert "data_home=" not in err and "shared/datasets" not in err
+    # A directory without the file: the flag and the missing file are named.
+    assert main(["fit", "iris", "--data-home", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--data-home" in err and "iris.csv" in err and "data_home=" not in err
+
+
+def test_data_home_loads_a_dataset_that_does_not_ship(tmp_path, capsys):
+    info = DATASETS["iris"]
+    X = pd.DataFrame({"a": np.arange(60.0), "b": np.tile([1.0, 2.0, 3.0], 20)})
+    X.assign(**{info.target: (X.a > 30).astype(int)}).to_csv(tmp_path / info.files[0], index=False)
+    assert main(["fit", "iris", "--data-home", str(tmp_path), "--rules", "1"]) == 0
+    assert "iris: binary" in capsys.readouterr().out
 
 
 def test_csv_needs_a_valid_target(tmp_path, capsys):
@@ -51,3 +97,187 @@ def test_datasets_lists_the_registry(capsys):
     assert main(["datasets"]) == 0
     out = capsys.readouterr().out
     assert "titanic" in out and "adult" in out
+
+
+# -- targets the task cannot use ----------------------------------------------------
+def _csv(tmp_path, target):
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"a": np.arange(len(target)) % 13, "y": target}).to_csv(path, index=False)
+    return str(path)
+
+
+def test_binary_task_on_a_continuous_target_is_a_short_summary(tmp_path, capsys):
+    target = np.random.default_rng(0).normal(size=400)
+    assert main(["fit", _csv(tmp_path, target), "--target", "y", "--task", "binary"]) == 2
+    err = capsys.readouterr().err
+    assert "--task binary" in err and "400 distinct values such as" in err and "…" in err
+    assert "--task regression" in err
+    # Five values are shown, not the whole column.
+    shown = err.split("such as ")[1].split("…")[0]
+    assert len([v for v in shown.split(",") if v.strip()]) == 5
+    assert len(err) < 400
+
+
+def test_multiclass_target_is_truncated_with_an_ellipsis(tmp_path, capsys):
+    target = np.array(list("abcdef") * 20)
+    for flags in ([], ["--task", "binary"]):
+        assert main(["fit", _csv(tmp_path, target), "--target", "y", *flags]) == 2
+        err = capsys.readouterr().err
+        assert "6 distinct values such as a, b, c, d, e, …" in err
+        assert "Multi-class" in err or "multi-class" in err
+        # No Python class names for a CLI user.
+        assert "Classifier" not in err and "Regressor" not in err
+
+
+def test_few_classes_are_listed_in_full(tmp_path, capsys):
+    assert main(["fit", _csv(tmp_path, np.array([0, 1, 2] * 20)), "--target", "y",
+                 "--task", "binary"]) == 2
+    assert "3 distinct values: 0, 1, 2." in capsys.readouterr().err
+
+
+def test_numeric_tasks_need_numbers_and_poisson_counts(tmp_path, capsys):
+    assert main(["fit", _csv(tmp_path, np.array(["u", "v"] * 20)), "--target", "y",
+                 "--task", "regression"]) == 2
+    err = capsys.readouterr().err
+    assert "--task regression needs a numeric target" in err and "--task binary" in err
+    assert main(["fit", _csv(tmp_path, np.arange(40.0) - 5), "--target", "y",
+                 "--task", "poisson"]) == 2
+    err = capsys.readouterr().err
+    assert "--task poisson" in err and "5 of them negative" in err
+
+
+# -- flags ------------------------------------------------------------------------------
+def _subcommands():
+    parser = _parser()
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return actions[0].choices
+
+
+@pytest.mark.parametrize("command", ["fit", "compare", "datasets"])
+def test_every_flag_has_help_text(command):
+    sub = _subcommands()[command]
+    for action in sub._actions:
+        assert action.help and action.help != argparse.SUPPRESS, action.option_strings or action.dest
+
+
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_help_shows_the_new_flags(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--learner", "--max-rule-length", "--time-limit", "--data-home", "--max-bins"):
+        assert flag in out
+    # The defaults shown are the library's.
+    default = RuleBoostingRegressor().get_params()["max_bins"]
+    assert f"(default {default})" in " ".join(out.split())
+
+
+def _params(*flags):
+    args = _parser().parse_args(["fit", "data.csv", *flags])
+    return _estimator_params(args, args.learner, None)
+
+
+def test_only_given_flags_reach_the_estimator():
+    # Nothing given: the library's defaults, no special CLI ones (8 bins, 10 s).
+    assert _params() == {"n_rules": 10, "learner": "greedy"}
+    assert _params("--learner", "optimal") == {"n_rules": 10, "learner": "optimal"}
+    assert _params("--max-bins", "16", "--max-rule-length", "2", "--reg-lambda", "3") == {
+        "n_rules": 10, "learner": "greedy", "max_bins": 16, "max_rule_length": 2, "reg_lambda": 3.0}
+    assert _params("--max-rule-length", "none")["max_rule_length"] is None
+
+
+def test_time_limit_maps_to_the_optimal_learner():
+    assert _params("--learner", "optimal", "--time-limit", "2.5")["learner"] == \
+        OptimalLearner(time_limit=2.5)
+    assert _params("--learner", "optimal", "--time-limit", "none")["learner"] == \
+        OptimalLearner(time_limit=None)
+
+
+def test_time_limit_auto_is_the_learners_default_budget():
+    assert _params("--learner", "optimal", "--time-limit", "auto")["learner"] == \
+        OptimalLearner(time_limit="auto")
+
+
+@pytest.mark.parametrize("flag, value", [("--time-limit", "0"), ("--time-limit", "soon"),
+                                         ("--max-rule-length", "0"), ("--max-rule-length", "x")])
+def test_invalid_flag_values_name_the_flag(flag, value, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "titanic", flag, value])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}" in err and repr(value) in err
+
+
+def test_time_limit_needs_the_optimal_learner(capsys):
+    assert main(["fit", "titanic", "--time-limit", "1"]) == 2
+    assert "--time-limit applies only to --learner optimal" in capsys.readouterr().err
+    assert main(["compare", "titanic", "--learners", "greedy", "--time-limit", "1"]) == 2
+    assert "--time-limit" in capsys.readouterr().err
+
+
+def test_flags_show_in_the_printed_settings(tmp_path, capsys):
+    X, y = make_friedman1(n_samples=120, random_state=0)
+    path = tmp_path / "f.csv"
+    X.assign(y=y).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "y", "--rules", "2", "--max-bins", "16",
+                 "--max-rule-length", "2"]) == 0
+    assert "2 rules, reg_lambda 1, max_bins 16, max_rule_length 2" in capsys.readouterr().out
+
+
+# -- the compile-time remark --------------------------------------------------------------
+class _CompilesOnce:
+    """Stands in for an estimator: ``fit`` calls a numba function of its own."""
+
+    def __init__(self):
+        self.kernel = numba.njit(lambda x: x + 1)
+
+    def fit(self, X, y):
+        self.kernel(1.0)
+        return self
+
+
+def test_compile_time_is_measured_only_when_numba_compiles():
+    model = _CompilesOnce()
+    assert _timed_fit(model, None, None)[1] > 0  # first call: compiles
+    assert _timed_fit(model, None, None)[1] == 0  # already compiled
+
+
+def test_compile_remark_only_when_the_fit_compiled(capsys):
+    main(["fit", "titanic", "--rules", "2"])  # compiles unless cached or already done
+    capsys.readouterr()
+    assert main(["fit", "titanic", "--rules", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "fit time:" in out and "compil" not in out
+
+
+# -- per-round scores -----------------------------------------------------------------
+def _printed_scores(out, label):
+    """The score column of the printed per-round table."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == ["rules"] and label in line)
+    scores = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        scores.append(float(line.split()[-1]))
+    return scores
+
+
+def test_per_round_scores_are_those_of_the_staged_models(tmp_path, capsys):
+    X, y = make_friedman1(n_samples=300, random_state=0)
+    path = tmp_path / "friedman.csv"
+    X.assign(y=y).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "y", "--rules", "4", "--learner", "orthogonal"]) == 0
+    printed = _printed_scores(capsys.readouterr().out, "test R^2")
+
+    # The same split and fit as the CLI's; orthogonal boosting is corrective.
+    frame = pd.read_csv(path)
+    X_train, X_test, y_train, y_test = train_test_split(
+        frame.drop(columns="y"), frame["y"], test_size=0.2, random_state=0)
+    model = RuleBoostingRegressor(n_rules=4, learner="orthogonal").fit(X_train, y_train)
+    staged = [r2_score(y_test, e.predict(X_test)) for e in model.staged_ensembles()]
+    assert printed == pytest.approx(staged, abs=1e-4)
+    # And the final weights on the first k rules would have given other scores.
+    prefix = [r2_score(y_test, model.ensemble_[:k].predict(X_test)) for k in range(len(staged))]
+    assert not np.allclose(prefix[:-1], staged[:-1], atol=1e-3)
