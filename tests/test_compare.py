@@ -301,3 +301,20 @@ def test_a_model_that_cannot_be_rebuilt_is_an_error():
     X, y = load_used_cars()
     with pytest.raises(RuntimeError, match="cannot rebuild"):
         compare_learners(X.iloc[:300], y.iloc[:300], {"broken": Broken(n_rules=2)}, n_splits=1)
+
+
+@pytest.mark.parametrize("params", [{"learner": "orthogonal"},
+                                    {"learner": "greedy", "weight_update": "corrective"}])
+def test_a_corrective_fit_is_scored_by_its_staged_models(params):
+    X, y = load_used_cars()
+    X, y = X.iloc[:400], y.iloc[:400]
+    frame = compare_learners(X, y, {"corrective": RuleBoostingRegressor(n_rules=3, **params)},
+                             n_splits=1, return_train_score=True)
+    train, test = next(ShuffleSplit(1, test_size=0.2, random_state=0).split(X))
+    model = RuleBoostingRegressor(n_rules=3, **params).fit(X.iloc[train], y.iloc[train])
+    staged = [r2_score(y.iloc[test], e.predict(X.iloc[test])) for e in model.staged_ensembles()]
+    assert frame.score.tolist() == pytest.approx(staged)
+    assert [e for _, e in rules_curve(model)] == list(model.staged_ensembles())
+    # The final weights on the first k rules are another, wrong, curve.
+    prefix = [r2_score(y.iloc[test], model.ensemble_[:k].predict(X.iloc[test])) for k in range(4)]
+    assert not np.allclose(prefix[:-1], staged[:-1])

@@ -2,8 +2,11 @@
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import r2_score
+from sklearn.model_selection import train_test_split
 
 pytest.importorskip("vl_convert")
 
@@ -114,7 +117,47 @@ def test_compare_unknown_learner_is_an_error(capsys):
 
 
 def test_regressor_report_offline(tmp_path):
-    X = pd.DataFrame({"a": range(30)})
-    y = (X["a"] > 10) * 2.0
+    X = pd.DataFrame({"a": np.arange(30) // 2})  # repeated values: not a row identifier
+    y = (X["a"] > 5) * 2.0
     page = comparison_report({"greedy": RuleBoostingRegressor(n_rules=1).fit(X, y)}, X, y)
     assert_offline(page)
+
+
+# -- per-round scores of a corrective fit ---------------------------------------------
+@pytest.fixture(scope="module")
+def corrective_split(tmp_path_factory):
+    from rulebook.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=300, random_state=1)
+    path = tmp_path_factory.mktemp("data") / "friedman.csv"
+    X.assign(y=y).to_csv(path, index=False)
+    frame = pd.read_csv(path)
+    X_train, X_test, y_train, y_test = train_test_split(
+        frame.drop(columns="y"), frame["y"], test_size=0.2, random_state=0)
+    model = RuleBoostingRegressor(n_rules=4, learner="orthogonal").fit(X_train, y_train)
+    staged = [r2_score(y_test, e.predict(X_test)) for e in model.staged_ensembles()]
+    prefix = [r2_score(y_test, model.ensemble_[:k].predict(X_test)) for k in range(len(staged))]
+    # The data must tell the two curves apart for the tests below to mean anything.
+    assert not np.allclose(prefix[:-1], staged[:-1], atol=1e-3)
+    return path, model, X_test, y_test, staged
+
+
+def test_score_table_of_a_corrective_fit_uses_the_staged_models(corrective_split):
+    _, model, X_test, y_test, staged = corrective_split
+    table = score_table({"orthogonal": model}, X_test, y_test)
+    assert table["orthogonal"].tolist() == pytest.approx(staged)
+
+
+def test_compare_table_and_report_use_the_staged_models(corrective_split, tmp_path, capsys):
+    path, _, _, _, staged = corrective_split
+    report = tmp_path / "report.html"
+    assert main(["compare", str(path), "--target", "y", "--rules", "4", "--learners", "orthogonal",
+                 "--report", str(report)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("test R^2 by number of rules:") + 2
+    printed = [float(line.split()[-1]) for line in lines[start:start + len(staged)]]
+    assert printed == pytest.approx(staged, abs=1e-4)
+    # The report's table is the printed one (4 significant digits).
+    page = report.read_text(encoding="utf-8")
+    for score in printed:
+        assert f"<td>{score:.4g}</td>" in page
