@@ -286,7 +286,7 @@ def _settings(model):
     learner = model.learner
     if isinstance(learner, OptimalLearner) or learner == "optimal":
         limit = learner.time_limit if isinstance(learner, OptimalLearner) else _optimal_default("time_limit")
-        text += f", time limit per round {_shown(limit)}" + (" s" if isinstance(limit, float) else "")
+        text += f", time limit per round {_shown(limit)}" + (" s" if isinstance(limit, (int, float)) else "")
     return text
 
 
