@@ -129,8 +129,12 @@ def test_nullable_numeric_and_all_missing_and_constant_columns():
         (pd.DataFrame({"x": [1.0, 2.0]}), {"max_bins": 2.5}, "max_bins"),
         (pd.DataFrame({"x": [1.0, 2.0]}), {"cut_points": {"nope": [1]}}, "'nope'"),
         (pd.DataFrame({"x": [1.0, 2.0]}), {"cut_points": {"x": [np.nan]}}, "finite"),
+        (pd.DataFrame({"x": [1.0, 2.0]}), {"max_categories": 1}, "max_categories"),
+        (pd.DataFrame({"s": list("abc")}), {"max_categories": 2}, "'s' has 3 categories"),
+        (pd.DataFrame({"t": ["1", " ", "inf"]}), {}, "'t' contains infinite"),
     ],
 )
+@pytest.mark.filterwarnings("ignore:column 't' has dtype")  # read as numbers, then rejected
 def test_bad_input_raises_naming_the_problem(frame, kwargs, match):
     with pytest.raises(ValueError, match=match):
         _fit(frame, **kwargs)
@@ -141,10 +145,13 @@ def test_unsupported_dtype_raises_type_error():
         _fit(pd.DataFrame({"when": pd.date_range("2020-01-01", periods=3)}))
 
 
+@pytest.mark.filterwarnings("ignore:column 't' has dtype")
 def test_input_frame_is_not_modified():
-    frame = pd.DataFrame({"x": [3.0, np.nan, 1.0], "s": ["a", None, "b"]})
+    frame = pd.DataFrame({"x": [3.0, np.nan, 1.0], "s": ["a", None, "b"],
+                          "t": pd.Series(["2.5", " ", "1"], dtype=object)})
     before = frame.copy(deep=True)
-    _fit(frame)
+    binner, _ = _fit(frame)
+    assert binner.features_[2].kind == "numeric"  # read as numbers, in a copy
     pd.testing.assert_frame_equal(frame, before)
 
 
