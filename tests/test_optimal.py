@@ -266,7 +266,8 @@ def test_row_order_does_not_change_the_optimum():
 
 def test_stats_count_every_pruning_kind_on_a_real_search():
     X, y = load_dataset("titanic")
-    model = RuleBoostingClassifier(n_rules=4, learner="optimal", max_bins=10, verbose=0).fit(X, y)
+    model = RuleBoostingClassifier(n_rules=4, learner="optimal", max_bins=10, max_rule_length=None,
+                                   verbose=0).fit(X, y)
     history = model.history_.iloc[1:]
     for key in ("pruned_bound_immediate", "pruned_bound_propagated",
                 "pruned_equivalence_immediate", "pruned_equivalence_propagated",
