@@ -8,6 +8,8 @@ context manager, restoring the previous values on exit, even on error).
 import numbers
 
 _DISPLAY_STYLES = ("html", "text")
+_CHART_RENDERERS = ("auto", "svg", "png", "altair")
+_WIDGET_CHARTS = ("offline", "cdn")
 
 
 def _positive_int(value):
@@ -25,6 +27,8 @@ OPTIONS = {
     "display_expand_rules": True,
     "display_expand_params": False,
     "display_expand_history": False,
+    "chart_renderer": "auto",
+    "widget_charts": "offline",
 }
 
 _VALIDATORS = {
@@ -34,6 +38,8 @@ _VALIDATORS = {
     "display_expand_rules": (_boolean, "True or False"),
     "display_expand_params": (_boolean, "True or False"),
     "display_expand_history": (_boolean, "True or False"),
+    "chart_renderer": (lambda v: v in _CHART_RENDERERS, f"one of {_CHART_RENDERERS}"),
+    "widget_charts": (lambda v: v in _WIDGET_CHARTS, f"one of {_WIDGET_CHARTS}"),
 }
 
 
@@ -73,6 +79,30 @@ class set_options:
         Whether the parameters section starts open.
     display_expand_history : bool, default=False
         Whether the search statistics section starts open.
+    chart_renderer : {"auto", "svg", "png", "altair"}, default="auto"
+        How the charts of :mod:`rulebook.charts` show in a notebook.
+        ``"svg"`` draws them in the kernel with vl-convert as static SVG:
+        no network and no JavaScript needed, the picture is saved in the
+        notebook and shows on GitHub, nbviewer, in VS Code and in the
+        static docs; there are no tooltips or zooming. ``"png"`` is the
+        same as an image, which JupyterLab also shows in untrusted
+        notebooks (it hides their SVG). ``"altair"`` leaves the chart to
+        Altair's active renderer (``alt.renderers``): interactive, but
+        Altair's default renderer loads vega from a CDN and draws nothing
+        offline; pair it with ``alt.renderers.enable("jupyter",
+        offline=True)`` for interactive charts without network. ``"auto"``
+        is ``"svg"`` while Altair's renderer is its untouched
+        ``"default"`` and vl-convert is installed, else ``"altair"``: a
+        renderer the user enabled is honoured.
+    widget_charts : {"offline", "cdn"}, default="offline"
+        Where the charts of :class:`~rulebook.widgets.BoostingExplorer`
+        and :class:`~rulebook.widgets.LearnerComparison` (Altair
+        ``JupyterChart`` widgets, clickable) get their JavaScript.
+        ``"offline"`` ships vega inside each chart widget (bundled by
+        vl-convert; about 1 MB per chart sent to the browser), so they
+        draw without network. ``"cdn"`` loads it from esm.sh, lighter but
+        blank without network (unless ``alt.JupyterChart.enable_offline()``
+        was called). The widgets' ``offline=`` argument overrides it.
 
     Raises
     ------
@@ -88,6 +118,11 @@ class set_options:
     ('text', 5)
     >>> get_options()["display"]
     'html'
+
+    Interactive Altair charts instead of static SVG (needs a network, or
+    ``alt.renderers.enable("jupyter", offline=True)``):
+
+    >>> rulebook.set_options(chart_renderer="altair")  # doctest: +SKIP
     """
 
     def __init__(self, **kwargs):

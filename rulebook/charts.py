@@ -25,8 +25,17 @@ or ``selection`` (an Altair selection parameter on the field ``"round"``,
 for widgets that react to clicks; see :func:`pruning_chart`). Rule ``k``
 is the one added in round ``k``, so one selection drives all of them.
 
-Altair is imported when a chart is built, not with this module. Static
-export works offline through vl-convert: ``chart.save("chart.svg")``.
+Altair is imported when a chart is built, not with this module. The charts
+are of class :class:`rulebook.charts.Chart`, an ``alt.Chart`` that draws
+itself in a notebook as ``rulebook.set_options(chart_renderer=...)`` says:
+by default as static SVG made in the kernel by vl-convert, so that charts
+draw without network (Altair's default renderer loads vega from a CDN) and
+stay in the saved notebook. Chained methods keep the class; compositions
+(``a + b``, ``a | b``, ``.facet()``) are Altair's own classes and follow
+``alt.renderers``. Static export works offline too: ``chart.save("chart.svg")``.
+
+Rule text on an axis is wrapped between conditions, never clipped
+(:func:`wrap_rule`); the full rule is in the tooltip.
 
 References
 ----------
@@ -36,11 +45,13 @@ References
    additive rule ensembles. AISTATS.
 """
 
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from ._options import OPTIONS
 from .rules import RuleEnsemble
 
 POSITIVE_COLOR = "#2166ac"  # as the weight bars of the notebook repr
@@ -66,6 +77,13 @@ _EFFORT_MEASURES = (
 
 _TRACE_COLUMNS = ("nodes_expanded", "seconds", "best_value", "upper_bound")
 
+# Rule labels on an axis: characters per line and lines at most. 48
+# characters of Vega's default 11 px label font are about 300 px, so the
+# labels and two 220 px panels fit a 1,000 px notebook column.
+RULE_LABEL_WIDTH = 48
+RULE_LABEL_LINES = 4
+_LABEL_LINE_PX = 14  # one label line at Vega's default 11 px font
+
 
 def _altair():
     try:
@@ -73,6 +91,140 @@ def _altair():
     except ImportError as error:  # pragma: no cover - altair is a notebooks extra
         raise ImportError("rulebook.charts needs altair: pip install 'rulebook[notebooks]'.") from error
     return alt
+
+
+# -- how charts display in a notebook ------------------------------------------
+def notebook_renderer():
+    """The Altair renderer rulebook's charts use in a notebook now.
+
+    Reads ``rulebook.set_options(chart_renderer=...)``: ``"svg"`` and
+    ``"png"`` are Altair's renderers of those names (vl-convert, in the
+    kernel, offline); ``"altair"`` means whatever ``alt.renderers`` has
+    enabled. ``"auto"`` is ``"svg"`` while Altair's renderer is its
+    ``"default"`` one, which loads vega from a CDN and so draws nothing
+    offline, and vl-convert is installed; otherwise the renderer the user
+    enabled is kept.
+
+    Returns
+    -------
+    str or None
+        ``"svg"`` or ``"png"``; None for Altair's active renderer.
+
+    Examples
+    --------
+    >>> from rulebook import set_options
+    >>> with set_options(chart_renderer="png"):
+    ...     notebook_renderer()
+    'png'
+    >>> with set_options(chart_renderer="altair"):
+    ...     notebook_renderer() is None
+    True
+    """
+    choice = OPTIONS["chart_renderer"]
+    if choice == "altair":
+        return None
+    if choice != "auto":
+        return choice
+    if _altair().renderers.active != "default":
+        return None
+    try:
+        import vl_convert  # noqa: F401
+    except ImportError:
+        return None
+    return "svg"
+
+
+_CHART_CLASS = []
+
+
+def _chart_class():
+    """:class:`Chart`, made on first use so that altair is imported lazily."""
+    if not _CHART_CLASS:
+        alt = _altair()
+
+        class Chart(alt.Chart):
+            """An ``alt.Chart`` shown as ``rulebook.set_options(chart_renderer=...)`` says.
+
+            Only the notebook display differs from ``alt.Chart`` (see
+            :func:`notebook_renderer`): the spec, ``to_dict()``, ``save()``
+            and every chained method are Altair's, and chained methods
+            return this class again.
+            """
+
+            def _repr_mimebundle_(self, *args, **kwargs):
+                renderer = notebook_renderer()
+                if renderer is None:
+                    return super()._repr_mimebundle_(*args, **kwargs)
+                # Altair's own renderer, enabled for this one display.
+                with alt.renderers.enable(renderer):
+                    return super()._repr_mimebundle_(*args, **kwargs)
+
+        Chart.__module__, Chart.__qualname__ = __name__, "Chart"  # for pickle
+        _CHART_CLASS.append(Chart)
+    return _CHART_CLASS[0]
+
+
+def __getattr__(name):
+    # rulebook.charts.Chart (for pickle and isinstance) without importing
+    # altair with this module.
+    if name == "Chart":
+        return _chart_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _chart(data):
+    return _chart_class()(data)
+
+
+def wrap_rule(conditions, width=RULE_LABEL_WIDTH, max_lines=RULE_LABEL_LINES, prefix=""):
+    """A rule as short lines for an axis label: breaks between conditions.
+
+    Conditions are kept whole on a line where they fit; a longer one is
+    broken at spaces (or, as a last resort, inside a word). Beyond
+    ``max_lines`` the last line ends in ``…``: the chart's tooltip has the
+    full rule.
+
+    Parameters
+    ----------
+    conditions : sequence of str or Query
+        The rule's conditions, e.g. ``query.condition_strings()``; a query
+        is read that way. Never split from the rule's text: a quoted
+        category value may contain ``" & "``.
+    width : int, default=RULE_LABEL_WIDTH
+        Characters per line at most.
+    max_lines : int, default=RULE_LABEL_LINES
+    prefix : str, default=""
+        Put before the first condition, e.g. ``"3. "``.
+
+    Returns
+    -------
+    list of str
+        At least one line; ``"True"`` for a query without conditions.
+
+    Examples
+    --------
+    >>> wrap_rule(["Sex == female", "Pclass <= 2", "9.35 < Fare <= 35"], width=30, prefix="1. ")
+    ['1. Sex == female & Pclass <= 2', '& 9.35 < Fare <= 35']
+    >>> wrap_rule(["Port in {Cherbourg, Queenstown, Southampton}"], width=24)
+    ['Port in {Cherbourg,', 'Queenstown, Southampton}']
+    >>> wrap_rule(["x == 1"] * 9, width=20, max_lines=2)
+    ['x == 1 & x == 1', '& x == 1 & x == 1 …']
+    """
+    if hasattr(conditions, "condition_strings"):
+        conditions = conditions.condition_strings()
+    pieces = [f"& {c}" if i else c for i, c in enumerate(conditions)] or ["True"]
+    pieces[0] = prefix + pieces[0]
+    lines = []
+    for piece in pieces:
+        if lines and len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += " " + piece
+        else:
+            lines += textwrap.wrap(piece, width, break_on_hyphens=False) or [piece]
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        last = lines[-1]
+        lines[-1] = last + " …" if len(last) + 2 <= width else last[:width - 1].rstrip() + "…"
+    return lines
 
 
 # -- metrics -------------------------------------------------------------------
@@ -364,7 +516,7 @@ def _emphasize(chart, highlight_round, selection, channel="opacity", faded=0.3):
 
 def _curve_chart(data, y_field, x_field, x_title, highlight_round, selection):
     alt = _altair()
-    chart = alt.Chart(data).mark_line(point=True).encode(
+    chart = _chart(data).mark_line(point=True).encode(
         x=alt.X(f"{x_field}:Q", title=x_title, axis=alt.Axis(tickMinStep=1)),
         y=alt.Y(f"{y_field}:Q", title=str(data["metric"].iloc[0]) if len(data) else y_field,
                 scale=alt.Scale(zero=False)),
@@ -511,7 +663,7 @@ def pruning_chart(model, *, normalize=False, highlight_round=None, selection=Non
     'bar'
     """
     alt = _altair()
-    chart = alt.Chart(pruning_data(model)).mark_bar().encode(
+    chart = _chart(pruning_data(model)).mark_bar().encode(
         x=alt.X("round:O", title="round"),
         y=alt.Y("count:Q", stack="normalize" if normalize else "zero",
                 title="share of pruned augmentations" if normalize else "pruned augmentations"),
@@ -586,7 +738,7 @@ def search_effort_chart(model, *, highlight_round=None, selection=None):
     """
     alt = _altair()
     data = search_effort_data(model)
-    chart = alt.Chart(data).mark_bar().encode(
+    chart = _chart(data).mark_bar().encode(
         x=alt.X("round:O", title="round"),
         y=alt.Y("value:Q", title=None),
         row=alt.Row("measure:N", title=None, sort=list(dict.fromkeys(data["measure"]))),
@@ -684,7 +836,7 @@ def anytime_chart(source, round=1, *, x="nodes_expanded"):
     titles = {"nodes_expanded": "nodes expanded", "seconds": "time (s)"}
     if x not in titles:
         raise ValueError(f"x must be one of {sorted(titles)}; got {x!r}.")
-    return alt.Chart(anytime_data(source, round)).mark_line(interpolate="step-after", point=True).encode(
+    return _chart(anytime_data(source, round)).mark_line(interpolate="step-after", point=True).encode(
         x=alt.X(f"{x}:Q", title=titles[x]),
         y=alt.Y("value:Q", title="objective"),
         color=alt.Color("series:N", title=None, scale=alt.Scale(
@@ -707,20 +859,22 @@ def rule_weights_data(model):
     DataFrame
         Two rows per rule (``measure`` ``"weight"`` then ``"coverage"``):
         ``rank`` and ``round`` (int, equal), ``rule`` (str, the condition),
-        ``label`` (str, ``"rank. condition"``), ``measure``, ``value``
-        (float; coverage as a fraction, NaN if unknown) and ``kind``
-        (``"positive weight"``, ``"negative weight"`` or ``"coverage"``,
-        the bar colour).
+        ``label`` (str, ``"rank. condition"`` wrapped by :func:`wrap_rule`,
+        lines joined by ``"\\n"``), ``measure``, ``value`` (float; coverage
+        as a fraction, NaN if unknown) and ``kind`` (``"positive weight"``,
+        ``"negative weight"`` or ``"coverage"``, the bar colour).
 
     Examples
     --------
     >>> from rulebook import Proposition, Query, Rule, RuleEnsemble
     >>> ensemble = RuleEnsemble(0.0, (Rule(Query((Proposition("a", ">", 1.0),)), -2.0, 0.5),))
-    >>> rule_weights_data(ensemble)[["measure", "value", "kind"]].values.tolist()
-    [['weight', -2.0, 'negative weight'], ['coverage', 0.5, 'coverage']]
+    >>> rule_weights_data(ensemble)[["label", "measure", "value", "kind"]].values.tolist()
+    [['1. a > 1', 'weight', -2.0, 'negative weight'], ['1. a > 1', 'coverage', 0.5, 'coverage']]
     """
-    frame = _ensemble(model).to_frame().reset_index()
-    label = frame["rank"].astype(str) + ". " + frame["rule"]
+    ensemble = _ensemble(model)
+    frame = ensemble.to_frame().reset_index()
+    label = ["\n".join(wrap_rule(rule.query, prefix=f"{rank}. "))
+             for rank, rule in zip(frame["rank"], ensemble.rules)]
     common = {"rank": frame["rank"], "round": frame["rank"], "rule": frame["rule"], "label": label}
     weight = pd.DataFrame({**common, "measure": "weight", "value": frame["weight"],
                            "kind": np.where(frame["weight"] > 0, "positive weight", "negative weight")})
@@ -730,8 +884,21 @@ def rule_weights_data(model):
     return data.reset_index(drop=True)
 
 
+def _rule_axis(alt, labels):
+    """A y axis of wrapped rule labels: one line per ``\\n``, never clipped."""
+    n_lines = max((label.count("\n") + 1 for label in labels), default=1)
+    # labelLimit=0: no truncation in pixels (the default cuts at 180 px);
+    # wrap_rule bounds the width in characters instead.
+    axis = alt.Axis(labelLimit=0, labelExpr="split(datum.value, '\\n')")
+    return axis, alt.Step(max(20, _LABEL_LINE_PX * n_lines + 6))
+
+
 def rule_weights_chart(model, *, highlight_round=None, selection=None):
     """Rule weights (diverging bars) and coverage, side by side.
+
+    Rules are labelled ``"rank. condition"``, wrapped between conditions
+    over up to :data:`RULE_LABEL_LINES` lines (:func:`wrap_rule`); the
+    tooltip has the full rule.
 
     Parameters
     ----------
@@ -743,8 +910,9 @@ def rule_weights_chart(model, *, highlight_round=None, selection=None):
 
     Returns
     -------
-    altair.Chart
-        Faceted by measure (columns), each with its own x scale.
+    rulebook.charts.Chart
+        An ``alt.Chart``, faceted by measure (columns), each with its own x
+        scale.
 
     Examples
     --------
@@ -754,16 +922,17 @@ def rule_weights_chart(model, *, highlight_round=None, selection=None):
     'measure'
     """
     alt = _altair()
-    chart = alt.Chart(rule_weights_data(model)).mark_bar().encode(
-        y=alt.Y("label:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"),
-                axis=alt.Axis(labelLimit=400)),
+    data = rule_weights_data(model)
+    axis, step = _rule_axis(alt, data["label"])
+    chart = _chart(data).mark_bar().encode(
+        y=alt.Y("label:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"), axis=axis),
         x=alt.X("value:Q", title=None),
         column=alt.Column("measure:N", title=None, sort=["weight", "coverage"]),
         color=alt.Color("kind:N", legend=None, scale=alt.Scale(
             domain=["positive weight", "negative weight", "coverage"],
             range=[POSITIVE_COLOR, NEGATIVE_COLOR, NEUTRAL_COLOR])),
         tooltip=["rank:O", "rule:N", "measure:N", alt.Tooltip("value:Q", format=".4g")],
-    ).properties(width=220)
+    ).properties(width=220, height=step)
     return _emphasize(chart, highlight_round, selection).resolve_scale(x="independent")
 
 
@@ -857,7 +1026,7 @@ def coverage_heatmap(model, X, *, max_rows=200, sort_rows=True, highlight_round=
     data = coverage_data(model, X, max_rows=max_rows, sort_rows=sort_rows)
     # About 300 px tall whatever the number of rows, one pixel per row at least.
     row_step = max(1, min(12, 300 // max(len(X), 1)))
-    chart = alt.Chart(data).mark_rect().encode(
+    chart = _chart(data).mark_rect().encode(
         x=alt.X("rank:O", title="rule", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("row:O", title="rows", axis=alt.Axis(labels=False, ticks=False)),
         color=alt.Color("effect:N", title="covered", scale=alt.Scale(

@@ -12,11 +12,21 @@ selections back to Python).
 round, the rule each learner chose, where they differ, and their score
 curves.
 
+Per-round scores come from the estimator's ``staged_ensembles()``, the
+model after each round: after a corrective update (orthogonal learner) the
+first ``k`` rules of the final model are not that model.
+
 Both are ``ipywidgets.VBox`` subclasses whose state lives in Python traits,
 so they are tested without a browser: set ``.round``, call ``.click()`` on
 the buttons, or assign a chart's ``_vl_selections`` as the browser would.
 ``ipywidgets`` (and ``anywidget`` for clickable charts) are imported with
 this module; without ``anywidget`` the charts are static images.
+
+The charts draw without network by default: their widgets carry vega's
+JavaScript (``rulebook.set_options(widget_charts="offline")``, see
+:class:`rulebook.set_options`). Where widgets cannot render (a notebook
+reopened without its kernel, GitHub, nbviewer, an untrusted notebook), the
+output shows the model's rules instead, as text or HTML.
 """
 
 import html
@@ -28,8 +38,19 @@ import pandas as pd
 import traitlets
 
 from . import charts
-from ._repr_html import _load_css, ensemble_repr, format_percent
-from ._formatting import format_number
+from ._formatting import format_number, format_weight
+from ._options import OPTIONS
+from ._repr_html import (
+    _is_missing,
+    _load_css,
+    condition_html,
+    ensemble_repr,
+    format_percent,
+    header,
+    rules_table,
+    section,
+    wrap,
+)
 from .learners import LEARNERS
 
 __all__ = ["BoostingExplorer", "LearnerComparison", "available_learners"]
@@ -63,43 +84,123 @@ def available_learners(learners=PAPER_LEARNERS):
 
 
 # -- small HTML pieces -------------------------------------------------------------
-def _table(frame, highlight=None, classes="rb-table"):
-    """An escaped HTML table of a DataFrame; row label ``highlight`` emphasised."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in [frame.index.name or ""] + list(frame.columns))
+def _table(frame, highlight=None, classes="rb-table", wrap_columns=(), queries=None):
+    """An escaped HTML table of a DataFrame; row label ``highlight`` emphasised.
+
+    Cells of ``wrap_columns`` (rule text) wrap within the stylesheet's
+    ``rb-cond`` width; every other cell stays on one line. A rule text
+    found in ``queries`` (``{str(query): query}``) is shown as
+    :func:`~rulebook._repr_html.condition_html` does, so that lines break
+    between conditions.
+    """
+    queries = queries or {}
+    columns = list(frame.columns)
+    wraps = [c in wrap_columns for c in columns]
+    head = "".join([f"<th>{html.escape(str(frame.index.name or ''))}</th>"]
+                   + [f"<th{_COND * w}>{html.escape(str(c))}</th>" for c, w in zip(columns, wraps)])
     rows = []
     for label, row in frame.iterrows():
-        style = " class=\"rb-current\" style=\"font-weight:bold;background:var(--jp-layout-color2,#eef)\"" \
-            if label == highlight else ""
-        cells = "".join(f"<td>{html.escape(_cell(v))}</td>" for v in [label, *row.tolist()])
-        rows.append(f"<tr{style}>{cells}</tr>")
+        style = " class=\"rb-current\"" if label == highlight else ""
+        cells = "".join(f"<td{_COND * w}>{_cell_html(v, c, queries if w else {})}</td>"
+                        for v, c, w in zip(row.tolist(), columns, wraps))
+        rows.append(f"<tr{style}><td>{html.escape(_cell(label, None))}</td>{cells}</tr>")
     return f"<table class=\"{classes}\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _cell(value):
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+_COND = " class=\"rb-cond\""
+
+
+def _cell_html(value, column, queries):
+    if isinstance(value, str) and value in queries:
+        return condition_html(queries[value])
+    return html.escape(_cell(value, column))
+
+
+def _queries(*ensembles):
+    return {str(rule.query): rule.query for ensemble in ensembles for rule in ensemble.rules}
+
+
+def _cell(value, column):
+    if _is_missing(value):
         return ""
     if isinstance(value, (float, np.floating)):
-        return format_number(float(value), 4)
+        return format_weight(float(value), 4) if column == "weight" else format_number(float(value), 4)
     return str(value)
 
 
 def _styled(body):
-    # The repr's stylesheet, so the tables look like the model's repr.
-    return f"<div class=\"rb-root\"><style>{_load_css()}</style>{body}</div>"
+    # The repr's stylesheet and wrapper, so the tables look like the model's repr.
+    return f"<div class=\"rb-root\"><style>{_load_css()}</style><div class=\"rb-wrap\">{body}</div></div>"
 
 
-def _round_stats(history, t):
-    """The search statistics of round ``t`` as a two-column table."""
-    if t == 0:
-        return "<p>Round 0 fits the intercept only.</p>"
+def _yes_no(value):
+    return "yes" if bool(value) else "no"
+
+
+def _seconds(value):
+    value = float(value)
+    return format_number(1000 * value, 3) + " ms" if value < 0.1 else format_number(value, 3) + " s"
+
+
+# What a reader needs about the rule of a round: (history column, label,
+# format). Learner internals (the weights tuple, node and refinement
+# counts) stay in the charts and in the repr's search statistics.
+ROUND_FACTS = (
+    ("weight", "weight", lambda v: format_weight(v, 4)),
+    ("objective", "objective value", lambda v: format_number(v, 4)),
+    ("coverage", "coverage", format_percent),
+    ("train_loss", "training loss", lambda v: format_number(v, 4)),
+    ("certified", "certified optimal", _yes_no),
+    ("certified_ratio", "certified ratio", lambda v: format_number(v, 3)),
+    ("budget_exhausted", "search budget used up", _yes_no),
+    ("time", "time of the round", _seconds),
+)
+
+
+def round_facts(history, t, extra=()):
+    """The facts of round ``t`` that :data:`ROUND_FACTS` names and the history holds.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``history_`` of a fitted estimator, indexed by round.
+    t : int
+        A round >= 1.
+    extra : sequence of (str, str)
+        Further (label, text) pairs, appended.
+
+    Returns
+    -------
+    list of (str, str)
+        Label and formatted value; missing values are left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> history = pd.DataFrame({"weight": [None, 2.0372081], "coverage": [1.0, 0.329259],
+    ...                         "n_steps": [None, 3], "time": [0.0, 0.01234]})
+    >>> round_facts(history, 1)
+    [('weight', '+2.037'), ('coverage', '32.9%'), ('time of the round', '12.3 ms')]
+    """
     row = history.loc[t]
-    frame = pd.DataFrame({"value": row.astype(object)}).rename_axis("round %d" % t)
-    frame = frame[~frame["value"].isna()]
-    return _table(frame)
+    facts = [(label, text(row[column])) for column, label, text in ROUND_FACTS
+             if column in row.index and not _is_missing(row[column])]
+    return facts + list(extra)
+
+
+def _facts_table(facts):
+    rows = "".join(f"<tr><th>{html.escape(label)}</th><td>{html.escape(text)}</td></tr>"
+                   for label, text in facts)
+    return f"<table class=\"rb-table rb-facts\"><tbody>{rows}</tbody></table>"
 
 
 # -- charts that talk back -------------------------------------------------------
 _OFFLINE_CHART_CLASS = []
+
+
+def _offline(offline):
+    """The widgets' ``offline=`` argument, None meaning the package option."""
+    return OPTIONS["widget_charts"] == "offline" if offline is None else bool(offline)
 
 
 def _jupyter_chart_class(offline=False):
@@ -157,11 +258,11 @@ class _ChartPanel:
 
     ECHO_SECONDS = 1.0
 
-    def __init__(self, build, t, on_click, offline=False):
+    def __init__(self, build, t, on_click, offline=None):
         self.build = build
         self.on_click = on_click
         self._drawn = {}  # round -> time.monotonic() when last drawn
-        cls = _jupyter_chart_class(offline)
+        cls = _jupyter_chart_class(_offline(offline))
         self.interactive = cls is not None
         if not self.interactive:
             self.widget = widgets.Output()
@@ -220,23 +321,29 @@ class BoostingExplorer(widgets.VBox):
 
     Shows the model after round ``t`` (its rules, as the notebook repr),
     the scores of every round with round ``t`` marked, the rule chosen in
-    round ``t`` with its search statistics, and the charts with round ``t``
+    round ``t`` with what a reader needs to judge it (:data:`ROUND_FACTS`:
+    weight, objective value, coverage, training loss, test score,
+    certified optimality, time), and the charts with round ``t``
     emphasised. A play button, a slider and previous/next buttons move
     ``t``; clicking a round in a chart moves the slider too.
+
+    The model after round ``t`` and its scores come from the estimator's
+    ``staged_ensembles()``: with corrective updates every round re-fits
+    all weights, so it is not the first ``t`` rules of the final model.
 
     Parameters
     ----------
     model : fitted RuleBoostingClassifier or RuleBoostingRegressor
-        Needs ``ensemble_`` and ``history_``.
+        Needs ``ensemble_``, ``history_`` and ``staged_ensembles()``.
     X_test, y_test : DataFrame and array-like, optional
         Held-out data: adds a test score column and a score-by-rules chart.
     round : int, optional
         Round shown first; default the last one.
-    offline : bool, default=False
-        Ship the charts' JavaScript (vega, via vl-convert) inside the widget,
-        about 1 MB per chart, so they draw without a network. Without it
-        they load from a CDN unless ``alt.JupyterChart.enable_offline()``
-        was called.
+    offline : bool, optional
+        Ship the charts' JavaScript (vega, via vl-convert) inside the
+        widget, about 1 MB per chart, so they draw without a network; or
+        load it from a CDN (``False``). Default: the package option,
+        ``rulebook.set_options(widget_charts="offline")``.
 
     Attributes
     ----------
@@ -247,7 +354,12 @@ class BoostingExplorer(widgets.VBox):
     previous_button, next_button : ipywidgets.Button
     rules_html, rule_html, scores_html : ipywidgets.HTML
         The ensemble after round ``round``; the rule of that round with
-        its search statistics; the per-round scores.
+        its facts; the per-round scores.
+    stages : list of RuleEnsemble
+        The model after each round, ``stages[0]`` the intercept alone.
+    score_table : DataFrame
+        Index ``round``: rule, weight, complexity, training loss and, with
+        test data, the test score of ``stages[round]``.
     charts : dict of {str: widget}
         ``altair.JupyterChart`` per chart title (``ipywidgets.Output``
         with a static chart when ``anywidget`` is missing).
@@ -273,14 +385,13 @@ class BoostingExplorer(widgets.VBox):
 
     round = traitlets.Int(0)
 
-    def __init__(self, model, X_test=None, y_test=None, *, round=None, offline=False):
+    def __init__(self, model, X_test=None, y_test=None, *, round=None, offline=None):
         if not hasattr(model, "ensemble_") or not hasattr(model, "history_"):
             raise ValueError(f"{type(model).__name__} is not fitted; call fit before exploring it.")
         self.model = model
         self.ensemble = model.ensemble_
         # The model after each round (corrective fits re-weight every rule).
-        self.stages = (list(model.staged_ensembles()) if hasattr(model, "staged_ensembles")
-                       else [self.ensemble[:k] for k in range(len(self.ensemble) + 1)])
+        self.stages = list(model.staged_ensembles())
         self.history = model.history_
         self.n_rounds = len(self.ensemble)
         self.score_table = self._score_table(X_test, y_test)
@@ -293,9 +404,11 @@ class BoostingExplorer(widgets.VBox):
                                               layout=widgets.Layout(width="3em"))
         self.next_button = widgets.Button(description="▶", tooltip="next round",
                                           layout=widgets.Layout(width="3em"))
-        self.rules_html = widgets.HTML(layout=widgets.Layout(flex="1 1 55%"))
-        self.rule_html = widgets.HTML(layout=widgets.Layout(flex="1 1 45%"))
-        self.scores_html = widgets.HTML()
+        # min_width 0: a flex child may shrink below its content's width;
+        # a wide table then scrolls inside its half instead of overflowing.
+        self.rules_html = widgets.HTML(layout=widgets.Layout(flex="1 1 55%", min_width="0", overflow="auto"))
+        self.rule_html = widgets.HTML(layout=widgets.Layout(flex="1 1 45%", min_width="0", overflow="auto"))
+        self.scores_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.charts = {}
         self._panels = {}
         for title, build in _chart_builders(model, X_test, y_test).items():
@@ -326,11 +439,36 @@ class BoostingExplorer(widgets.VBox):
 
     def _score_table(self, X_test, y_test):
         columns = [c for c in ("rule", "weight", "complexity", "train_loss") if c in self.history]
-        table = self.history[columns].copy()
+        table = self.history[columns].rename(columns={"train_loss": "training loss"})
+        # The rule as its query prints now (history_["rule"] is the text at fit time).
+        table["rule"] = ["(intercept)"] + [str(rule.query) for rule in self.ensemble.rules]
         if X_test is not None and y_test is not None:
+            # score_curve_data scores staged_ensembles(), the model after each round.
             curve = charts.score_curve_data(self.model, X_test, y_test).set_index("round")
             table[f"test {curve['metric'].iloc[0]}"] = curve["score"]
         return table
+
+    def rule_facts(self, t):
+        """(label, text) pairs describing the rule of round ``t`` (see :func:`round_facts`).
+
+        Parameters
+        ----------
+        t : int
+            A round from 1 to ``n_rounds``.
+
+        Returns
+        -------
+        list of (str, str)
+        """
+        extra = [(column, format_number(self.score_table.loc[t, column], 4))
+                 for column in self.score_table.columns if str(column).startswith("test ")]
+        final = self.ensemble.rules[t - 1].weight
+        if not np.isclose(final, self.history.loc[t, "weight"]):
+            # Corrective updates re-fit this rule's weight in later rounds.
+            extra.append(("weight in the final model", format_weight(final, 4)))
+        facts = round_facts(self.history, t)
+        at = next((i for i, (label, _) in enumerate(facts) if label == "time of the round"), len(facts))
+        return facts[:at] + extra + facts[at:]
 
     def _show(self, change):
         t = change["new"]
@@ -338,13 +476,43 @@ class BoostingExplorer(widgets.VBox):
         if t == 0:
             chosen = "<h4>Round 0</h4><p>The intercept only.</p>"
         else:
-            rule = self.ensemble.rules[t - 1]
-            chosen = (f"<h4>Rule of round {t}</h4><p><code>{html.escape(str(rule.query))}</code><br>"
-                      f"weight {format_number(rule.weight, 4)}, coverage {format_percent(rule.coverage)}</p>")
-        self.rule_html.value = _styled(chosen + _round_stats(self.history, t))
-        self.scores_html.value = _styled("<h4>Scores by round</h4>" + _table(self.score_table, highlight=t))
+            query = self.ensemble.rules[t - 1].query
+            chosen = (f"<h4>Rule of round {t}</h4>"
+                      f"<p class=\"rb-rule\" title=\"{html.escape(str(query))}\">{condition_html(query)}</p>"
+                      + _facts_table(self.rule_facts(t)))
+        self.rule_html.value = _styled(chosen)
+        self.scores_html.value = _styled("<h4>Scores by round</h4>" + _table(
+            self.score_table, highlight=t, wrap_columns=("rule",), queries=_queries(self.ensemble)))
         for panel in self._panels.values():
             panel.update(t)
+
+    # -- where widgets cannot render ------------------------------------------
+    def _fallback_text(self):
+        t = self.round
+        return (f"{type(self).__name__}: {self.model!r} after round {t} of {self.n_rounds} "
+                f"(an interactive widget; run the cell to explore it)\n{self.stages[t]!r}")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget, and the model's rules for frontends that cannot show it.
+
+        A notebook reopened without its kernel, GitHub, nbviewer and
+        untrusted notebooks show the text or HTML instead of a raw widget
+        repr; JupyterLab with the kernel shows the widget.
+        """
+        bundle = super()._repr_mimebundle_(**kwargs)
+        text = self._fallback_text()
+        t = self.round
+        chips = [("model", type(self.model).__name__), ("round", f"{t} of {self.n_rounds}"),
+                 ("rules", str(len(self.stages[t])))]
+        sections = [
+            section("Rules", str(len(self.stages[t])), rules_table(self.stages[t], OPTIONS["display_max_rules"]),
+                    True),
+            section("Scores by round", str(len(self.score_table)), _table(
+                self.score_table, highlight=t, wrap_columns=("rule",), queries=_queries(self.ensemble)), False),
+        ]
+        bundle["text/plain"] = text
+        bundle["text/html"] = wrap(text, header(type(self).__name__, chips), sections)
+        return bundle
 
 
 class LearnerComparison(widgets.VBox):
@@ -352,8 +520,10 @@ class LearnerComparison(widgets.VBox):
 
     Each available learner is fitted (a progress bar counts the fits); then
     a slider picks a round and the widget shows the rule each learner chose
-    in that round, marking where they differ, a table of all rounds side by
-    side, and the learners' score curves.
+    in that round with its weight, training loss and test score, marking
+    where they differ, a table of all rounds side by side, and the
+    learners' score curves. Scores are those of each estimator's
+    ``staged_ensembles()``, the model after the round.
 
     Parameters
     ----------
@@ -374,7 +544,7 @@ class LearnerComparison(widgets.VBox):
         Seed of the split.
     verbose : int, default=1
         ``0`` hides the progress bars (also the per-round bar of each fit).
-    offline : bool, default=False
+    offline : bool, optional
         As in :class:`BoostingExplorer`.
     **params
         Further estimator parameters (``reg_lambda``, ``max_bins``, ...).
@@ -387,6 +557,11 @@ class LearnerComparison(widgets.VBox):
     rules : DataFrame
         Index ``round``; one column per learner with the rule's condition,
         and ``differ`` (bool).
+    scores : DataFrame
+        Index ``round`` (0 ...); one column per learner with the test
+        score of its model after that round (NaN after its last round).
+    metric : str
+        The score's name, e.g. ``"ROC AUC"``.
     round : int (trait)
     slider : ipywidgets.IntSlider
     progress : ipywidgets.IntProgress
@@ -407,12 +582,14 @@ class LearnerComparison(widgets.VBox):
     ['no-such: not available yet']
     >>> comparison.rules.columns.tolist()
     ['greedy', 'differ']
+    >>> comparison.scores.index.tolist()
+    [0, 1, 2]
     """
 
     round = traitlets.Int(1)
 
     def __init__(self, X, y, learners=None, *, n_rules=10, task=None, test_size=0.2, random_state=0,
-                 verbose=1, offline=False, **params):
+                 verbose=1, offline=None, **params):
         from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 
         available, missing = available_learners(PAPER_LEARNERS if learners is None else learners)
@@ -449,11 +626,17 @@ class LearnerComparison(widgets.VBox):
         self.progress.description = "fitted"
         self.progress.bar_style = "success"
         self.rules = _rules_side_by_side(self.models)
+        self._query_of = _queries(*(model.ensemble_ for model in self.models.values()))
+        # score_curve_data scores staged_ensembles(), the model after each round.
+        curves = charts.score_curve_data(self.models, self.X_test, self.y_test)
+        self.metric = str(curves["metric"].iloc[0])
+        self.scores = curves.pivot(index="round", columns="model", values="score")[list(self.models)]
+        self.scores.columns.name = None
         self.n_rounds = max(len(m.ensemble_) for m in self.models.values())
         self.slider = widgets.IntSlider(value=min(1, self.n_rounds), min=0, max=self.n_rounds,
                                         description="round")
-        self.round_html = widgets.HTML()
-        self.table_html = widgets.HTML()
+        self.round_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self.table_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self._panel = _ChartPanel(
             lambda **kw: charts.score_curve(self.models, self.X_test, self.y_test, **kw),
             self.slider.value, self._set_round, offline)
@@ -471,22 +654,69 @@ class LearnerComparison(widgets.VBox):
     def _set_round(self, t):
         self.round = t
 
+    def round_frame(self, t):
+        """The learners' rules of round ``t`` side by side.
+
+        Parameters
+        ----------
+        t : int
+            A round from 1 to ``n_rounds``.
+
+        Returns
+        -------
+        DataFrame
+            Index ``learner``; columns ``rule``, ``weight`` and ``training
+            loss`` (from each ``history_``, i.e. after that round) and
+            ``test <metric>`` (of the model after that round).
+        """
+        row = self.rules.loc[t]
+        frame = pd.DataFrame({"rule": row.drop("differ")}).rename_axis("learner")
+        for name, model in self.models.items():
+            history = model.history_
+            frame.loc[name, "weight"] = history["weight"].get(t, np.nan)
+            frame.loc[name, "training loss"] = history["train_loss"].get(t, np.nan)
+        frame[f"test {self.metric}"] = self.scores.loc[t] if t in self.scores.index else np.nan
+        return frame
+
     def _show(self, change):
         t = change["new"]
         if t == 0:
             body = "<p>Round 0: every learner fits the same intercept.</p>"
         else:
-            row = self.rules.loc[t]
-            frame = pd.DataFrame({"rule": row.drop("differ")}).rename_axis("learner")
-            for name, model in self.models.items():
-                history = model.history_
-                frame.loc[name, "weight"] = history["weight"].get(t, np.nan)
-                frame.loc[name, "train loss"] = history["train_loss"].get(t, np.nan)
-            verdict = "the learners differ" if row["differ"] else "all learners agree"
-            body = f"<p>Round {t}: <b>{verdict}</b>.</p>" + _table(frame)
+            verdict = "the learners differ" if self.rules.loc[t, "differ"] else "all learners agree"
+            body = f"<p>Round {t}: <b>{verdict}</b>.</p>" + _table(
+                self.round_frame(t), wrap_columns=("rule",), queries=self._query_of)
         self.round_html.value = _styled(body)
-        self.table_html.value = _styled("<h4>Rules by round</h4>" + _table(self.rules, highlight=t))
+        self.table_html.value = _styled("<h4>Rules by round</h4>" + _table(
+            self.rules, highlight=t, wrap_columns=tuple(self.models), queries=self._query_of))
         self._panel.update(t)
+
+    # -- where widgets cannot render ------------------------------------------
+    def _fallback_text(self):
+        lines = [f"{type(self).__name__} of {', '.join(self.models)} "
+                 f"(an interactive widget; run the cell to compare the learners)"]
+        lines += self.notes
+        for name, model in self.models.items():
+            lines += ["", f"{name}:", repr(model.ensemble_)]
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget, and the learners' rules for frontends that cannot show it.
+
+        As :meth:`BoostingExplorer._repr_mimebundle_`.
+        """
+        bundle = super()._repr_mimebundle_(**kwargs)
+        text = self._fallback_text()
+        chips = [("learners", ", ".join(self.models)), ("task", self.task), ("rounds", str(self.n_rounds))]
+        scores = self.scores.rename_axis("round").rename(columns=lambda name: f"{name}: test {self.metric}")
+        sections = [
+            section("Rules by round", str(len(self.rules)),
+                    _table(self.rules, wrap_columns=tuple(self.models), queries=self._query_of), True),
+            section("Scores by round", str(len(scores)), _table(scores), True),
+        ]
+        bundle["text/plain"] = text
+        bundle["text/html"] = wrap(text, header(type(self).__name__, chips), sections)
+        return bundle
 
 
 def _notes_html(notes):

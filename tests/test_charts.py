@@ -1,5 +1,7 @@
 """Charts (``rulebook.charts``): tidy data, valid Vega-Lite, offline export."""
 
+import html
+import re
 import subprocess
 import sys
 
@@ -310,3 +312,114 @@ def test_curves_of_a_corrective_fit_use_each_rounds_model():
     expected = [r2_score(y, s.decision_function(X)) for s in stages]
     np.testing.assert_allclose(scores, expected, rtol=1e-12)
     assert len(risk_complexity_data(model, X, y)) == len(stages)
+
+
+# -- display in a notebook: offline by default ------------------------------------------
+def displayed(chart):
+    """The MIME types IPython sends to the notebook for ``chart``."""
+    from IPython.core.formatters import DisplayFormatter
+
+    data, _ = DisplayFormatter().format(chart)
+    return data
+
+
+@pytest.fixture
+def default_renderer():
+    """Altair's renderer as after import, restored after the test."""
+    with alt.renderers.enable("default"):
+        yield
+
+
+def test_charts_draw_as_static_svg_by_default(all_charts, default_renderer):
+    pytest.importorskip("vl_convert")
+    for name, chart in all_charts.items():
+        data = displayed(chart)
+        assert data["image/svg+xml"].lstrip().startswith("<svg"), name
+        # No HTML that would fetch vega from a CDN.
+        assert "text/html" not in data, name
+    assert alt.renderers.active == "default"  # altair's setting is the user's
+    # Chained methods keep the display.
+    assert "image/svg+xml" in displayed(all_charts["rule_weights_chart"].properties(title="t"))
+
+
+def test_chart_renderer_option(all_charts, default_renderer):
+    from rulebook import set_options
+
+    chart = all_charts["pruning_chart"]
+    with set_options(chart_renderer="png"):
+        assert displayed(chart)["image/png"][:4] == b"\x89PNG"
+    with set_options(chart_renderer="altair"):
+        assert "cdn.jsdelivr.net/npm/vega@" in displayed(chart)["text/html"]
+    # "auto" keeps a renderer the user enabled.
+    with alt.renderers.enable("json"):
+        assert charts.notebook_renderer() is None
+        assert "application/json" in displayed(chart)
+    with set_options(chart_renderer="svg"), alt.renderers.enable("json"):
+        assert "image/svg+xml" in displayed(chart)
+    with pytest.raises(ValueError, match="chart_renderer"):
+        set_options(chart_renderer="html")
+
+
+def test_chart_class_pickles_and_is_an_altair_chart(all_charts):
+    import pickle
+
+    chart = all_charts["score_curve"]
+    assert type(chart) is charts.Chart and isinstance(chart, alt.Chart)
+    again = pickle.loads(pickle.dumps(chart))
+    assert type(again) is charts.Chart and again.to_dict() == chart.to_dict()
+
+
+# -- rule labels: wrapped, never clipped ---------------------------------------------------
+def long_rules():
+    from rulebook import Proposition, Query, Rule, RuleEnsemble
+
+    wide = Query((Proposition("Department", "==", "Research & Development"),
+                  Proposition("MonthlyIncome", "<=", 5000.0), Proposition("YearsAtCompany", ">", 3.0),
+                  Proposition("JobRole", "!=", "Sales Representative"), Proposition("Age", ">", 30.0),
+                  Proposition("DistanceFromHome", "<=", 10.0), Proposition("Overtime", "==", "Yes")))
+    huge = Query(tuple(Proposition("TotalCharges", "!=", f"{1000 + 1.5 * i:.2f}") for i in range(80)))
+    short = Query((Proposition("Sex", "==", "female"),))
+    return RuleEnsemble(0.0, (Rule(short, 1.0, 0.3), Rule(wide, -0.5, 0.1), Rule(huge, 0.2, 0.9)))
+
+
+def test_wrap_rule_keeps_conditions_whole_and_lines_short():
+    from rulebook import Proposition, Query
+
+    conditions = long_rules().rules[1].query.condition_strings()
+    lines = charts.wrap_rule(conditions, width=40, max_lines=10, prefix="2. ")
+    assert all(len(line) <= 40 for line in lines)
+    # Joined again, the lines are the rule: nothing lost, breaks only between conditions.
+    assert " ".join(lines) == "2. " + " & ".join(conditions)
+    for line in lines:
+        body = line.removeprefix("2. ").removeprefix("& ")
+        assert all(c in conditions for c in body.split(" & ")) or '"' in body
+    assert charts.wrap_rule(Query(())) == ["True"]
+    assert charts.wrap_rule(Query((Proposition("a", ">", 1.0),))) == ["a > 1"]
+    cut = charts.wrap_rule(conditions, width=40, max_lines=2)
+    assert len(cut) == 2 and cut[-1].endswith("…") and all(len(line) <= 40 for line in cut)
+
+
+def test_rule_weights_chart_labels_are_wrapped_not_clipped():
+    vl_convert = pytest.importorskip("vl_convert")
+    ensemble = long_rules()
+    chart = charts.rule_weights_chart(ensemble)
+    spec = chart.to_dict(validate=True)
+    axis = spec["encoding"]["y"]["axis"]
+    assert axis["labelLimit"] == 0
+    data = spec_values(spec)
+    labels = data["label"].drop_duplicates().tolist()
+    assert labels[0] == "1. Sex == female"
+    assert all(len(line) <= charts.RULE_LABEL_WIDTH for label in labels for line in label.split("\n"))
+    # The huge rule is cut after RULE_LABEL_LINES lines; its tooltip has it whole.
+    assert labels[2].count("\n") == charts.RULE_LABEL_LINES - 1 and labels[2].endswith("…")
+    assert data["rule"].iloc[-1] == str(ensemble.rules[2].query)
+    assert {"field": "rule", "type": "nominal"} in spec["encoding"]["tooltip"]
+    # Drawn by vega: every line appears whole (vega marks a clipped label with "…").
+    svg = vl_convert.vegalite_to_svg(spec)
+    drawn = [html.unescape(t) for t in re.findall(r"<tspan[^>]*>(.*?)</tspan>", svg)]
+    drawn += [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]+)</text>", svg)]
+    for label in labels:
+        for line in label.split("\n"):
+            assert line in drawn, line
+    # No "…" but wrap_rule's own (vega would add one to a label it clips).
+    assert sum(line.endswith("…") for line in drawn) == sum(label.endswith("…") for label in labels)

@@ -300,11 +300,14 @@ def test_set_options_globally_and_restores_on_error():
 
 @pytest.mark.parametrize("kwargs", [{"display": "svg"}, {"display_max_rules": 0},
                                     {"display_max_rules": True}, {"colour": "red"},
-                                    {"display_expand_params": 1}])
+                                    {"display_expand_params": 1}, {"chart_renderer": "html"},
+                                    {"widget_charts": True}, {"display_max_rules": 5, "chart_renderer": "x"}])
 def test_invalid_options(kwargs):
     with pytest.raises(ValueError):
         set_options(**kwargs)
-    assert get_options()["display"] == "html" and get_options()["display_max_rules"] == 20
+    options = get_options()
+    assert options["display"] == "html" and options["display_max_rules"] == 20
+    assert options["chart_renderer"] == "auto" and options["widget_charts"] == "offline"
 
 
 @pytest.mark.skipif(not hasattr(RuleEnsemble, "_repr_html_"), reason="hook not added yet")
