@@ -234,6 +234,18 @@ def _extract(ext, out):
 
 
 @jit
+def _uses_feature(record, f, rec_parent, rec_prop, pf):
+    # Whether the query of ``record`` has a proposition on feature f.
+    r = record
+    while r >= 0:
+        p = rec_prop[r]
+        if p >= 0 and pf[p] == f:
+            return True
+        r = rec_parent[r]
+    return False
+
+
+@jit
 def _query_extent(record, rec_parent, rec_prop, bits, full, ext):
     # OUT: ext (W,) the bitset of the query of ``record`` (AND along the
     # chain of records; ``full`` has a bit per active row).
@@ -654,7 +666,7 @@ def _code_class_bound(ext, bits, a, codes, direct, max_classes, gkey, gid, gstam
 def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, codes, gkey, gid,
                     gstamp, counter, zg, zw, bit_prop, gp, hp, cp, code, n_total, reg_lambda,
                     cg, cw, touched, keys, alpha, max_length, length, q, istate, fstate,
-                    counters, shared, best_extra):
+                    counters, shared, best_extra, col_bit, rec_parent, rec_prop, pf):
     # Bounds the subtree of each child to be pushed (needs_bound, sub_b[j]
     # still above the best value) by its remaining augmentation list, the
     # kept entries after it: its subtree only adds those propositions. Rows
@@ -697,9 +709,10 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
             if n_list == 0:
                 sub_b[j] = -np.inf  # no augmentation left: no subtree
             elif n_list <= EXACT_MAX_LIST and (1 << n_list) <= EXACT_ROWS_FACTOR * sub_m[j]:
-                allowed = n_list if max_length == 0 else max_length - length - 1
-                value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, best, zg, zw,
-                                              gp, hp, cp, code, n_total, reg_lambda)
+                allowed = _new_columns(q, a, bit_prop, n_list, max_length, length, col_bit,
+                                       rec_parent, rec_prop, pf)
+                value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit,
+                                              best, zg, zw, gp, hp, cp, code, n_total, reg_lambda)
                 if found != 0 and value > best:
                     best = value
                     fstate[BEST_VALUE] = value
@@ -738,15 +751,43 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
 
 
 @jit
-def _solve_subtree(ext, bits, a, codes, n_list, allowed, best, zg, zw, gp, hp, cp, code,
-                   n_total, reg_lambda):
+def _new_columns(q, a, bit_prop, n_list, max_length, length, col_bit, rec_parent, rec_prop, pf):
+    # For the subtree of q p_a over the list entries bit_prop[0..n_list-1]:
+    # OUT col_bit[i], the bit of entry i's column among the columns that
+    # q p_a does not constrain yet (0 for a column it does). Returns how
+    # many new columns a set of entries may add (n_list: no limit).
+    if max_length == 0:
+        return n_list
+    fa = pf[a]
+    child = length + (0 if _uses_feature(q, fa, rec_parent, rec_prop, pf) else 1)
+    n_new = 0
+    for i in range(n_list):
+        f = pf[bit_prop[i]]
+        col_bit[i] = 0
+        if f == fa or _uses_feature(q, f, rec_parent, rec_prop, pf):
+            continue
+        for k in range(i):  # the bit of an earlier entry on the same column
+            if pf[bit_prop[k]] == f:
+                col_bit[i] = col_bit[k]
+                break
+        if col_bit[i] == 0:
+            col_bit[i] = 1 << n_new
+            n_new += 1
+    return max(0, max_length - child) if max_length - child < n_new else n_list
+
+
+@jit
+def _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit, best, zg, zw, gp, hp, cp,
+                   code, n_total, reg_lambda):
     # The best query of the subtree of a child (rows ext & bits[a]) whose
     # remaining list has n_list entries, if its value exceeds ``best``:
     # every extension adds a set S of them, and its extent is the rows
     # whose code contains S. Sums per code, then per superset (the zeta
     # transform over the 2^n_list codes, O(n_list 2^n_list)), then the best
-    # S with at most ``allowed`` entries (S empty: the child itself, not
-    # counted). Returns (value, S), or (0.0, 0) if no S beats ``best``.
+    # S that adds at most ``allowed`` new columns (``col_bit``: entry i's
+    # new-column bit, 0 for a column already constrained; allowed ==
+    # n_list: no limit) (S empty: the child itself, not counted). Returns
+    # (value, S), or (0.0, 0) if no S beats ``best``.
     size = 1 << n_list
     for s in range(size):  # a loop, not a slice: views cost reference counting
         zg[s] = 0.0
@@ -785,7 +826,7 @@ def _solve_subtree(ext, bits, a, codes, n_list, allowed, best, zg, zw, gp, hp, c
     best_num, best_den, found = 0.0, 1.0, 0
     limited = allowed < n_list
     for s in range(1, size):
-        if limited and _popcount(s) > allowed:
+        if limited and _popcount(_columns_of(s, col_bit)) > allowed:
             continue
         g = zg[s]
         den = 1.0 if code == 0 else lam + zw[s]
@@ -867,6 +908,16 @@ def _superset_sums(z, n_list):
             for s in range(step):
                 z[base + s] += z[base + step + s]
             base += step + step
+
+
+@jit_inline
+def _columns_of(s, col_bit):
+    # The OR of the new-column bits of the entries in set s.
+    cols = 0
+    while s != 0:
+        cols |= col_bit[trailing_zeros(s)]
+        s &= s - 1
+    return cols
 
 
 @jit
@@ -1001,7 +1052,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                stamps, known, implied, sums,
                row_props, node_implied, acc, sub_b, sub_m, needs_bound,
                subtree_bounds, codes, gkey, gid, gstamp, counter, cg, cw, touched, keys, zg, zw,
-               bit_prop, shared, best_extra):
+               bit_prop, shared, best_extra, col_bit):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best
     # value improved (IMPROVED) or ``max_expansions`` queries were expanded
@@ -1055,7 +1106,9 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             istate[N_RECORDS] = q + 1
             rec_parent[q] = record
             rec_prop[q] = aug_a[e]
-            rec_length[q] = rec_length[record] + 1
+            # Length counts conditions: the columns the query constrains.
+            rec_length[q] = rec_length[record] + (
+                0 if _uses_feature(record, pf[aug_a[e]], rec_parent, rec_prop, pf) else 1)
             tail = aug_a[e]
             first, last = e + 1, rec_aug_off[record] + rec_aug_len[record]
         if not store_ext:
@@ -1083,6 +1136,12 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
         kept = 0
         for k in range(first, last):
             a, b, crit = aug_a[k], aug_b[k], aug_c[k]
+            if (max_length > 0 and rec_length[q] >= max_length
+                    and not _uses_feature(q, pf[a], rec_parent, rec_prop, pf)):
+                # A new column beyond the length limit, in q p_a and in all
+                # extensions of q (columns only accumulate): dropped here
+                # and so from every list below q.
+                continue
             if check_core and crit < tail:
                 # eq. 3.8: the witness crit (q_parent p_a -> p_crit, q_parent
                 # does not) lies before tail(q): no core query extending q
@@ -1148,7 +1207,9 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             # solved) once the node's list is final (``_bound_subtrees``).
             sub_b[kept] = b_a
             sub_m[kept] = m_a
-            needs_bound[kept] = c_a == a and (max_length == 0 or rec_length[q] + 1 < max_length)
+            # Under a length limit a child at the limit still has a subtree:
+            # further propositions on its columns (an interval's other end).
+            needs_bound[kept] = c_a == a
             kept += 1
         kept = _drop_overtaken(aug_a, aug_b, aug_c, sub_b, sub_m, needs_bound, start, kept,
                                alpha, best, counters, fstate)
@@ -1156,7 +1217,7 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, codes, gkey, gid,
                 gstamp, counter, zg, zw, bit_prop, gp, hp, cp, code, n_total, reg_lambda, cg, cw,
                 touched, keys, alpha, max_length, rec_length[q], q, istate, fstate, counters,
-                shared, best_extra):
+                shared, best_extra, col_bit, rec_parent, rec_prop, pf):
             improved = True
             best = fstate[BEST_VALUE]
         pushed = _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_c,
@@ -1220,8 +1281,6 @@ def _push_children(order, istate, open_b, open_t, open_rec, open_e, aug_a, aug_c
         if aug_c[k] != aug_a[k]:
             counters[NOT_CORE] += 1
             continue
-        if max_length > 0 and length + 1 >= max_length:
-            continue  # its children would exceed the length limit
         if alpha * sub_b[j] <= best:
             # The subtree's class bound prunes it; the entry stays in the
             # list, with its row bound, for the siblings (OPUS).

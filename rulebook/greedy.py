@@ -44,6 +44,12 @@ def greedy_search(problem):
     ----------
     problem : SearchProblem
 
+    Notes
+    -----
+    ``problem.max_rule_length`` limits the *conditions*, i.e. the columns a
+    query constrains: once it has that many, refinements on those columns
+    (``x > 2`` then ``x <= 5``, one interval condition) may still follow.
+
     Returns
     -------
     SearchResult
@@ -57,15 +63,21 @@ def greedy_search(problem):
     n_scored, n_steps = 0, 0
     limit = problem.max_rule_length or np.inf
     hist = problem.histograms(rows)
-    while len(conditions) < limit and len(rows) > 1:
+    used = np.zeros(len(problem.n_bins), bool)
+    while len(rows) > 1:
         values, ops, bins = problem.best_refinements(hist, len(rows))
         n_steps += 1
         n_scored += int(2 * problem.n_bins.sum())
+        if used.sum() >= limit:
+            # At the length limit only the columns already used may be
+            # refined further (narrowing an interval adds no condition).
+            values = np.where(used, values, -np.inf)
         j = int(np.argmax(values))  # first maximum: lowest feature index wins ties
         if not values[j] > value:
             break
         condition = (j, int(ops[j]), int(bins[j]))
         conditions.append(condition)
+        used[j] = True
         rows, removed = problem.split(rows, condition)
         hist = problem.child_histograms(hist, rows, removed)
         value = float(values[j])

@@ -88,7 +88,8 @@ class OptimalLearner:
     """Branch-and-bound base learner (``learner="optimal"``).
 
     Finds the conjunction of binned propositions of largest objective value
-    (within ``max_rule_length`` propositions), then shortens it to an
+    (within ``max_rule_length`` conditions: columns constrained, so an
+    interval ``a < x <= b`` counts once), then shortens it to an
     approximately shortest query with the same extent.
 
     Parameters
@@ -484,6 +485,8 @@ class _BranchAndBound:
         searched = space.searched
         self.problem = problem = atom_problem(problem, space.feature[searched],
                                               space.op[searched], space.bin[searched])
+        # The limit counts conditions: the columns a query constrains (an
+        # interval ``a < x <= b`` is one condition of two propositions).
         self.limit = int(problem.max_rule_length or 0)
         # With a length limit, core-query pruning could lose the optimum:
         # a core query may be longer than the shortest query of its extent
@@ -592,6 +595,7 @@ class _BranchAndBound:
         self.istate[bnb.N_RECORDS], self.istate[bnb.AUG_USED] = 1, P
         bnb._push(self.order, self.istate, *self.open, self._bound(self.root), 0, -1)
         self.scratch = self._new_scratch()
+        self.col_bit = np.zeros(64, np.int64)  # per thread: a solve's new-column bits
 
     def _new_scratch(self):
         """Work arrays of one thread's kernel calls."""
@@ -656,7 +660,8 @@ class _BranchAndBound:
             self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
             self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
             *self.open, *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate,
-            self.fstate, self.counters, *self.scratch, self.shared, self.best_extra)
+            self.fstate, self.counters, *self.scratch, self.shared, self.best_extra,
+            self.col_bit)
         if status == bnb.GROW:
             self._grow()
         return status
@@ -774,6 +779,7 @@ class _BranchAndBound:
         other.best_extra = self.best_extra.copy()
         other.counters = np.zeros_like(self.counters)
         other.scratch = self._new_scratch()
+        other.col_bit = np.zeros(64, np.int64)
         other.rec, other.rec_ext, other.aug = self.rec, self.rec_ext, self.aug  # copied on rebalance
         other.snapshot = (self.best_value, self._own_best_query())
         other.istate[bnb.EXPANDED] = other.istate[bnb.PUSHED] = other.istate[bnb.EVALUATED] = 0
@@ -936,7 +942,8 @@ def shortest_equivalent(problem, props, rows, space=None):
     -------
     tuple of int
         Proposition numbers, ascending unless the query is returned as
-        given; never longer than ``props``.
+        given; never longer than ``props``, in propositions nor in columns
+        (conditions, what ``max_rule_length`` limits).
 
     References
     ----------
@@ -954,6 +961,9 @@ def shortest_equivalent(problem, props, rows, space=None):
     k = search_kernels.greedy_cover(X, root, inside, space.feature, space.op, space.bin, n_bins,
                                     space.searched, len(chosen), chosen)
     best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
+    if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
+        # Fewer propositions on more columns: longer in conditions.
+        best = np.array(props, np.int64)
     keep = np.empty(len(best), bool)
     search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
                              len(rows), keep)

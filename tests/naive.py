@@ -83,14 +83,19 @@ def best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective, n_t
 
 
 def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, max_len=0):
-    """Greedy refinement from the query True, by explicit masks."""
+    """Greedy refinement from the query True, by explicit masks; ``max_len``
+    limits the number of distinct columns (conditions)."""
     n_total = c[rows].sum()
     value = float(objective_value(NAMES[objective], g[rows].sum(), h[rows].sum(),
                                   c[rows].sum(), n_total, reg_lambda))
     conditions = []
-    while (not max_len or len(conditions) < max_len) and len(rows) > 1:
+    while len(rows) > 1:
         best = best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective,
                                 n_total, reg_lambda)
+        used = {cond[0] for cond in conditions}
+        if max_len and len(used) >= max_len:
+            # At the limit, only the columns used so far (max_len counts columns).
+            best = [b if j in used else (-np.inf,) + tuple(b[1:]) for j, b in enumerate(best)]
         j = int(np.argmax([b[0] for b in best]))
         if not best[j][0] > value:
             break
@@ -125,6 +130,9 @@ def shortest_equivalent(problem, props, rows, conditions, searched):
         chosen.append(p)
         outside &= mask[p]
     query = list(props) if outside.any() else sorted(chosen)
+    columns = lambda ps: len({conditions[p][0] for p in ps})  # noqa: E731
+    if columns(query) > columns(props):
+        query = list(props)  # fewer propositions but more conditions
     for p in reversed(list(query)):
         rest = [q for q in query if q != p]
         kept = root.copy()

@@ -44,4 +44,4 @@ def test_greedy_result_is_consistent(problem):
                                  problem.n_total, problem.reg_lambda)
     assert result.value >= root - 1e-12
     if problem.max_rule_length:
-        assert len(result.conditions) <= problem.max_rule_length
+        assert len({c[0] for c in result.conditions}) <= problem.max_rule_length

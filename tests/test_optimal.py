@@ -26,24 +26,28 @@ ORDERS = ("best_first", "breadth_first", "depth_first")
 def brute_force(problem):
     """Largest objective over all conjunctions within the length limit.
 
-    Breadth-first over extents (bit masks of ``problem.rows``), each kept at
-    the smallest number of propositions that reaches it.
+    Breadth-first over (extent, columns) pairs, extents as bit masks of
+    ``problem.rows``; the limit counts conditions, i.e. distinct columns
+    (an interval on one column is one condition).
     """
     rows = problem.rows
     weights = 1 << np.arange(len(rows), dtype=object)
-    masks = [naive.condition_mask(problem.X_binned, *cond, problem.n_bins)[rows]
-             for cond in naive.candidates(problem.n_bins, problem.is_nominal)]
-    props = [int(np.sum(weights[mask])) for mask in masks]
-    seen = {(1 << len(rows)) - 1}
-    frontier, depth = list(seen), 0
-    while frontier and (not problem.max_rule_length or depth < problem.max_rule_length):
-        depth, previous, frontier = depth + 1, frontier, []
-        for extent in previous:
-            for prop in props:
-                if extent & prop not in seen:
-                    seen.add(extent & prop)
-                    frontier.append(extent & prop)
-    extents = np.array([[(e >> i) & 1 for i in range(len(rows))] for e in seen], dtype=float)
+    cands = naive.candidates(problem.n_bins, problem.is_nominal)
+    masks = [naive.condition_mask(problem.X_binned, *cond, problem.n_bins)[rows] for cond in cands]
+    props = [(int(np.sum(weights[mask])), cond[0]) for mask, cond in zip(masks, cands)]
+    limit = problem.max_rule_length or np.inf
+    start = ((1 << len(rows)) - 1, frozenset())
+    seen, frontier = {start}, [start]
+    while frontier:
+        previous, frontier = frontier, []
+        for extent, columns in previous:
+            for prop, column in props:
+                state = (extent & prop, columns | {column})
+                if len(state[1]) <= limit and state not in seen:
+                    seen.add(state)
+                    frontier.append(state)
+    extents = {extent for extent, _ in seen}
+    extents = np.array([[(e >> i) & 1 for i in range(len(rows))] for e in extents], dtype=float)
     sums = (extents @ a[rows] for a in (problem.g, problem.h, problem.c))
     return float(np.max(naive.objective_value(naive.NAMES[problem.objective], *sums,
                                               problem.n_total, problem.reg_lambda)))
@@ -68,7 +72,7 @@ def assert_consistent(problem, result):
     np.testing.assert_array_equal(result.rows, rows)
     np.testing.assert_allclose(value_of(problem, rows), result.value, rtol=1e-9, atol=1e-12)
     if problem.max_rule_length:
-        assert len(result.conditions) <= problem.max_rule_length
+        assert len({c[0] for c in result.conditions}) <= problem.max_rule_length
 
 
 # -- exactness ---------------------------------------------------------------
@@ -83,6 +87,22 @@ def test_optimal_equals_brute_force_with_exact_sums(problem):
         assert result.value == expected
         assert_consistent(problem, result)
         assert result.stats["certified"] and result.stats["certified_ratio"] == 1.0
+    assert greedy_search(problem).value <= expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems(integer_stats=True, **SMALL), st.integers(1, 3))
+def test_length_limited_optimal_equals_brute_force(problem, limit):
+    """The length limit counts conditions (columns): exact against
+    enumerating every conjunction on at most ``limit`` columns, for every
+    objective, with ties, missing bins and nominal columns; greedy under
+    the same limit is never better."""
+    problem.max_rule_length = limit
+    expected = brute_force(problem)
+    result = optimal_search(problem)
+    assert result.value == expected
+    assert_consistent(problem, result)
+    assert result.stats["certified"]
     assert greedy_search(problem).value <= expected
 
 

@@ -143,21 +143,34 @@ def test_code_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, 
                                      *scratch) == np.inf
 
 
+def _new_columns(S, col_bit):
+    """How many new columns (distinct nonzero bits of col_bit) the entries of S add."""
+    cols = 0
+    for i, bit in enumerate(col_bit):
+        if S >> i & 1:
+            cols |= int(bit)
+    return bin(cols).count("1")
+
+
 @settings(max_examples=300, deadline=None)
 @given(problems_with_extent(integer_stats=True), st.integers(1, 5), st.integers(1, 5),
-       st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0, 0.5, 1.0 - 1e-12, 1.0, 2.0]))
+       st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0, 0.5, 1.0 - 1e-12, 1.0, 2.0]),
+       st.lists(st.integers(-1, 3), min_size=5, max_size=5))
 def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_list, allowed,
-                                                              seed, incumbent):
-    """The best S (1 <= |S| <= allowed) of rows whose code contains S,
-    whenever its value exceeds the incumbent (``incumbent`` times the
-    optimum; None: -inf); otherwise the kernel may report nothing."""
+                                                              seed, incumbent, columns):
+    """The best S (adding at most ``allowed`` new columns; entry i's column
+    ``columns[i]``, -1 for one already constrained) of rows whose code
+    contains S, whenever its value exceeds the incumbent (``incumbent``
+    times the optimum; None: -inf); otherwise the kernel may report
+    nothing. ``allowed >= n_list`` means no limit."""
     problem, order, positions, ext, codes, stats = positions_problem(
         problem_extent, seed, 2 ** n_list, dense_bits=n_list if seed % 2 else 0)
     if problem.objective == 2 and problem.reg_lambda == 0.0:
         return
+    col_bit = np.array([0 if c < 0 else 1 << c for c in columns], np.int64)
     best, arg = 0.0, 0
     for S in range(1, 2 ** n_list):
-        if bin(S).count("1") > allowed:
+        if allowed < n_list and _new_columns(S, col_bit) > allowed:
             continue
         rows = order[positions[(codes[positions] & np.uint64(S)) == np.uint64(S)]]
         value = objective(problem, rows) if len(rows) else 0.0
@@ -166,7 +179,8 @@ def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_
     full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
     size = 1 << bnb.EXACT_MAX_LIST
     incumbent = -np.inf if incumbent is None else incumbent * best
-    value, found = bnb._solve_subtree(ext, full[None, :], 0, codes, n_list, allowed, incumbent,
+    value, found = bnb._solve_subtree(ext, full[None, :], 0, codes, n_list, allowed, col_bit,
+                                      incumbent,
                                       np.empty(size), np.empty(size), *stats, problem.objective,
                                       problem.n_total, problem.reg_lambda)
     if best <= incumbent and found == 0:
@@ -174,7 +188,7 @@ def test_solve_subtree_matches_enumeration_of_every_extension(problem_extent, n_
         return
     assert value == best
     if best > 0:
-        assert 0 < bin(found).count("1") <= allowed
+        assert found > 0 and (allowed >= n_list or _new_columns(found, col_bit) <= allowed)
         rows = order[positions[(codes[positions] & np.uint64(found)) == np.uint64(found)]]
         assert objective(problem, rows) == best
 
