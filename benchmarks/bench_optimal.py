@@ -28,6 +28,17 @@ Run from the repository root::
 
 realkd is slow (the paper reports 144 s for titanic and 2437 s for mobile
 prices on its laptop): the full run with realkd takes hours.
+
+fastogb (PyPI, by an author of the orthogonal-boosting paper: the same
+branch and bound over core queries, compiled with numba) runs side by side
+when its interpreter is found (``--fastogb-python``, env ``FASTOGB_PYTHON``;
+``--no-fastogb`` to leave it out; skipped with a note when not installed):
+``GeneralRuleBoostingEstimator(search="exhaustive",
+objective_function=GradientBoostingObjectiveXGB, max_col_attr=k,
+include_default_rule=True)`` on the same propositions, with its time, its
+speed-up column and the same per-round objective check as realkd's::
+
+    FASTOGB_PYTHON=~/fastogb-venv/bin/python python benchmarks/bench_optimal.py --no-realkd
 """
 
 import argparse
@@ -45,7 +56,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import _realkd  # sibling module; benchmarks/ is sys.path[0] when run as a script
+import _fastogb  # sibling modules; benchmarks/ is sys.path[0] when run as a script
+import _realkd
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 # Table 1 of the paper, in its order, as far as the data is here (IBM HR,
@@ -194,6 +206,68 @@ def run_realkd(args, case, n_rules):
                        args.realkd_timeout, args.realkd_max_memory)
 
 
+def run_fastogb(args, case, n_rules, setup):
+    """fastogb's exhaustive boosting (``_fastogb.run_optimal``) on the same data and propositions."""
+    y = 2 * case.y01 - 1 if case.task == "binary" else case.y01
+    given = rulebook_propositions(*setup[1:]) if args.fastogb_propositions == "rulebook" else None
+    config = {"loss": "logistic" if case.task == "binary" else "squared",
+              "reg": case.reg_lambda, "max_col_attr": case.propositions, "n_rules": n_rules,
+              "n_jobs": args.threads, "propositions": given}
+    return _fastogb.run_optimal(args.fastogb_python, case.X, pd.Series(y), config,
+                                args.fastogb_timeout, args.realkd_max_memory)
+
+
+def fastogb_columns(args, case, n_rules, row, setup):
+    """fastogb's columns of the table and its per-round check against rulebook."""
+    theirs = run_fastogb(args, case, n_rules, setup)
+    done = [r for r in theirs["rounds"] if r["round"] > 0]
+    finished = theirs["status"] == "finished"
+    seconds = theirs["fit"].get("seconds", np.nan)
+    start_mb = theirs["header"].get("start_mb", np.nan)
+    extents = theirs["header"].get("extents")
+    # The extents of fastogb's propositions as fastogb evaluated them.
+    same = None if extents is None else {
+        (name, np.unpackbits(np.frombuffer(bytes.fromhex(bits), np.uint8))[:len(case.X)]
+         .astype(bool).tobytes()) for name, bits in extents} == our_extents(case.X, *setup[1:])
+    row.update({
+        "fastogb": f"{len(done)}/{n_rules}" if finished else theirs["status"],
+        "_fo finished": finished,
+        "fo s": seconds if finished else np.nan,
+        "fo nodes": sum(r["popped"] for r in done) if finished else np.nan,
+        "fo +MB": theirs["peak_mb"] - start_mb if finished else np.nan,
+        "fo speed-up": seconds / row["rb s"] if finished else np.nan,
+        "fo at least": theirs["wall"] / row["rb s"] if not finished else np.nan,
+        "fo same props": {True: "yes", False: "NO", None: "-"}[same],
+    })
+    if theirs["status"] not in ("finished", "timeout"):
+        print(f"  fastogb {theirs['status']} on {case.name}:\n{theirs['stderr']}", file=sys.stderr)
+    # A stopped fastogb child reports no rounds: its rounds are written after the fit.
+    return run_compare(args, case, theirs["rounds"], peer="fastogb")
+
+
+def rulebook_propositions(binner, X_binned, allowed):
+    """rulebook's allowed propositions as ``[column, op, value]``: ``x <= c``, ``x > c``, ``x == v``.
+
+    ``x > c`` with ``c`` a bin's upper edge has the extent of the paper's
+    ``x >= c'`` (``c'`` the next cut point), so the sets of extents agree.
+    """
+    from rulebook.binning import EQ, GT, LE
+
+    propositions = []
+    for j, feature in enumerate(binner.features_):
+        b, nb = X_binned[:, j].astype(int), feature.n_bins
+        for k, op in zip(*np.nonzero(allowed[j])):
+            if not {LE: b <= k, GT: (b > k) & (b < nb), EQ: b == k}[op].any():
+                continue  # empty: our_extents leaves it out too
+            if op == EQ:
+                value = feature.categories[k]
+                value = value.item() if isinstance(value, np.generic) else value
+            else:  # the last bin has no upper edge: x <= inf, every row with a value
+                value = float(feature.thresholds[k]) if k < len(feature.thresholds) else np.inf
+            propositions.append([feature.name, {LE: "<=", GT: ">", EQ: "=="}[op], value])
+    return propositions
+
+
 def realkd_extents(X, attributes):
     """Non-empty extents of realkd's propositions (as printed: ``col<=v``, ``col>=v``, ``col==v``)."""
     extents = set()
@@ -227,8 +301,8 @@ def our_extents(X, binner, X_binned, allowed):
 
 
 # -- the per-round comparison, in a child process too -------------------------------
-def compare_rounds(case, setup, realkd_rounds, time_limit):
-    """For each realkd round: our optimal value given realkd's previous rules."""
+def compare_rounds(case, setup, realkd_rounds, time_limit, peer="realkd"):
+    """For each round of the peer (realkd or fastogb): our optimal value given its previous rules."""
     from rulebook.losses import get_loss
     from rulebook.objectives import OBJECTIVES, objective_value
     from rulebook.optimal import optimal_search
@@ -258,21 +332,24 @@ def compare_rounds(case, setup, realkd_rounds, time_limit):
             ours = float(result.value)
             stats = result.stats
             rows.append({
-                "dataset": case.name, "round": t,
-                "realkd value": record["value"], "realkd value (ours)": theirs,
+                "dataset": case.name, "peer": peer, "round": t,
+                f"{peer} value": record["value"], f"{peer} value (ours)": theirs,
                 "rulebook value": ours,
                 "rel diff": (ours - record["value"]) / abs(record["value"]) if record["value"] else 0.0,
                 "ok": ours >= record["value"] * (1 - RELATIVE_TOLERANCE) - 1e-300,
                 "certified": stats["certified"],
-                "realkd s": record["search_seconds"], "rulebook s": stats["search_time"],
-                "realkd context s": record["context_seconds"],
-                "realkd popped": record["popped"], "rulebook expanded": stats["nodes_expanded"],
-                "realkd created": record["created"], "rulebook created": stats["nodes_created"],
-                **realkd_table2(record), **rulebook_table2(stats),
-                **{f"realkd {name}": record[name] for name in _realkd.COUNTERS},
-                "realkd query": record["query"],
+                f"{peer} s": record["search_seconds"], "rulebook s": stats["search_time"],
+                f"{peer} context s": record["context_seconds"],
+                f"{peer} popped": record["popped"], "rulebook expanded": stats["nodes_expanded"],
+                f"{peer} created": record["created"], "rulebook created": stats["nodes_created"],
+                **(realkd_table2(record) if peer == "realkd" else {}), **rulebook_table2(stats),
+                **({f"realkd {name}": record[name] for name in _realkd.COUNTERS}
+                   if peer == "realkd" else {}),
+                f"{peer} query": record["query"],
             })
-        # realkd's score update: the rule's weight added on its extent, in order.
+        # The peer's score update (both keep weights, stagewise): the rule's
+        # weight added on its extent, in order; round 0 is the offset /
+        # default rule on every row.
         raw[np.asarray(record["extent"], dtype=np.intp)] += record["weight"]
     return rows
 
@@ -285,16 +362,17 @@ def compare_child(data_path, config_json, rounds_path):
                 config["propositions"])
     realkd_rounds = json.loads(Path(rounds_path).read_text())
     rows = compare_rounds(case, paper_setup(X, case.propositions), realkd_rounds,
-                          config["time_limit"])
+                          config["time_limit"], config["peer"])
     print(json.dumps(rows, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
 
 
-def run_compare(args, case, realkd_rounds):
+def run_compare(args, case, realkd_rounds, peer="realkd"):
     """``compare_rounds`` in a child process (a crash or a hang costs this dataset only)."""
     if not realkd_rounds:
         return []
     config = {"name": case.name, "task": case.task, "reg_lambda": case.reg_lambda,
-              "propositions": case.propositions, "time_limit": args.compare_time_limit}
+              "propositions": case.propositions, "time_limit": args.compare_time_limit,
+              "peer": peer}
     timeout = 120 + args.compare_time_limit * 2 * len(realkd_rounds)
     with tempfile.TemporaryDirectory() as tmp:
         data, rounds = Path(tmp) / "data.json", Path(tmp) / "rounds.json"
@@ -309,8 +387,8 @@ def run_compare(args, case, realkd_rounds):
         if status != "finished":
             print(f"  per-round check {status} on {case.name}:\n{err.read_text()[-3000:]}",
                   file=sys.stderr)
-            return [{"dataset": case.name, "round": np.nan, "ok": False,
-                     "realkd query": f"per-round check {status}"}]
+            return [{"dataset": case.name, "peer": peer, "round": np.nan, "ok": False,
+                     f"{peer} query": f"per-round check {status}"}]
         return json.loads(out.read_text().strip().splitlines()[-1])
 
 
@@ -370,6 +448,8 @@ def benchmark(args, name, n_rules):
         if theirs["status"] == "error":
             print(f"  realkd failed on {name}:\n{theirs['stderr']}", file=sys.stderr)
         rounds = run_compare(args, case, theirs["rounds"])
+    if args.fastogb_version:
+        rounds += fastogb_columns(args, case, n_rules, row, setup)
     return row, rounds
 
 
@@ -385,8 +465,47 @@ def print_summary(table, rounds, args):
           f"on every dataset: {verdict(worst <= TARGETS['max_seconds'])})")
     uncertified = table.loc[table["certified"] != "yes", "dataset"].tolist()
     print(f"certified optimal in every round: {'all datasets' if not uncertified else 'NOT on ' + ', '.join(uncertified)}")
-    if args.no_realkd:
+    if "peer" in rounds:
+        realkd_rounds = rounds[rounds["peer"] == "realkd"]
+        fastogb_rounds = rounds[rounds["peer"] == "fastogb"]
+    else:
+        realkd_rounds = fastogb_rounds = rounds
+    if not args.no_realkd:
+        print_realkd_summary(table, realkd_rounds, verdict)
+    if args.fastogb_version:
+        print_fastogb_summary(table, fastogb_rounds, verdict)
+
+
+def print_rounds_check(rounds, peer):
+    """The per-round objective check against ``peer``'s rounds, one line."""
+    if not len(rounds):
         return
+    bad = rounds[~rounds["ok"].astype(bool)]
+    where = [f"{d} round {t:.0f}" if np.isfinite(t) else f"{d} ({why})"
+             for d, t, why in zip(bad["dataset"], bad["round"], bad[f"{peer} query"])]
+    print(f"per-round objective, rulebook >= {peer} given {peer}'s previous rules (relative "
+          f"tolerance {RELATIVE_TOLERANCE:g}): {len(rounds) - len(bad)}/{len(rounds)} rounds"
+          + ("" if bad.empty else "; NOT on " + ", ".join(where)))
+
+
+def print_fastogb_summary(table, rounds, verdict):
+    finished = table["fo speed-up"].dropna()
+    if len(finished):
+        slow = table.loc[table["fo speed-up"] < TARGETS["speedup"], "dataset"].tolist()
+        print(f"speed-up over fastogb where it finished: {finished.min():.0f}x .. "
+              f"{finished.max():.0f}x (target >= {TARGETS['speedup']:.0f}x: "
+              f"{verdict(not slow)}{'; below on ' + ', '.join(slow) if slow else ''})")
+    for _, row in table[~table["_fo finished"].astype(bool)].iterrows():
+        bound = (f"rulebook at least {row['fo at least']:.0f}x faster"
+                 if np.isfinite(row["fo at least"]) else "rulebook did not finish either")
+        print(f"fastogb did not finish {row['dataset']} ({row['fastogb']}): {bound}")
+    print_rounds_check(rounds, "fastogb")
+    differ = table.loc[table["fo same props"] == "NO", "dataset"].tolist()
+    print("propositions identical to fastogb's (sets of non-empty extents): "
+          + ("yes on every dataset" if not differ else "NO on " + ", ".join(differ)))
+
+
+def print_realkd_summary(table, rounds, verdict):
     finished = table["speed-up"].dropna()
     if len(finished):
         slow = table.loc[table["speed-up"] < TARGETS["speedup"], "dataset"].tolist()
@@ -424,13 +543,7 @@ def print_summary(table, rounds, args):
     print(f"peak memory of the whole process (VmHWM) realkd / rulebook: {memory.min():.2f}x .. "
           f"{memory.max():.2f}x (at least 10x on "
           f"{', '.join(table.loc[memory >= TARGETS['memory_ratio'], 'dataset']) or 'none'})")
-    if len(rounds):
-        bad = rounds[~rounds["ok"].astype(bool)]
-        where = [f"{d} round {t:.0f}" if np.isfinite(t) else f"{d} ({why})"
-                 for d, t, why in zip(bad["dataset"], bad["round"], bad["realkd query"])]
-        print(f"per-round objective, rulebook >= realkd given realkd's previous rules (relative "
-              f"tolerance {RELATIVE_TOLERANCE:g}): {len(rounds) - len(bad)}/{len(rounds)} rounds"
-              + ("" if bad.empty else "; NOT on " + ", ".join(where)))
+    print_rounds_check(rounds, "realkd")
     differ = table.loc[table["same props"] == "NO", "dataset"].tolist()
     print("propositions identical to realkd's (sets of non-empty extents): "
           + ("yes on every dataset" if not differ else "NO on " + ", ".join(differ)))
@@ -439,6 +552,11 @@ def print_summary(table, rounds, args):
 def print_rounds(rounds):
     if rounds.empty:
         return
+    if "peer" in rounds:
+        print_fastogb_rounds(rounds[rounds["peer"] == "fastogb"])
+        rounds = rounds[rounds["peer"] == "realkd"]
+        if rounds.empty:
+            return
     columns = ["dataset", "round", "realkd value", "rulebook value", "rel diff", "ok",
                "realkd s", "rulebook s", "realkd popped", "rulebook expanded",
                "rk bnd imm", "rb bnd imm", "rk bnd prop", "rb bnd prop",
@@ -449,6 +567,20 @@ def print_rounds(rounds):
           "benchmarks/README.md).")
     formats = {"realkd value": "{:.6g}".format, "rulebook value": "{:.6g}".format,
                "rel diff": "{:+.1e}".format, "realkd s": "{:.3f}".format,
+               "rulebook s": "{:.4f}".format}
+    print(rounds.reindex(columns=columns).to_string(index=False, formatters=formats, na_rep="-"))
+
+
+def print_fastogb_rounds(rounds):
+    if rounds.empty:
+        return
+    columns = ["dataset", "round", "fastogb value", "rulebook value", "rel diff", "ok",
+               "fastogb s", "rulebook s", "fastogb popped", "rulebook expanded", "fastogb query"]
+    print("\nPer round, given fastogb's previous rules (same g, h): objective of each library's "
+          "query (fastogb's as it computes it), search seconds (fastogb: its search's run()), "
+          "nodes expanded (fastogb: popped).")
+    formats = {"fastogb value": "{:.6g}".format, "rulebook value": "{:.6g}".format,
+               "rel diff": "{:+.1e}".format, "fastogb s": "{:.3f}".format,
                "rulebook s": "{:.4f}".format}
     print(rounds.reindex(columns=columns).to_string(index=False, formatters=formats, na_rep="-"))
 
@@ -481,6 +613,17 @@ def parse_args():
                         help="MB of resident memory at which either side is stopped (default 8000)")
     parser.add_argument("--rulebook-timeout", type=float, default=600.0,
                         help="seconds per dataset before rulebook's fit is stopped (default 600)")
+    parser.add_argument("--no-fastogb", action="store_true", help="leave fastogb out")
+    parser.add_argument("--fastogb-python", default=None,
+                        help="interpreter with fastogb installed (env FASTOGB_PYTHON; default "
+                             "~/fastogb-venv/bin/python or /work/venv-fastogb/bin/python); "
+                             "skipped with a note when it has none")
+    parser.add_argument("--fastogb-propositions", choices=["rulebook", "own"], default="rulebook",
+                        help="rulebook: fastogb searches exactly rulebook's propositions (the same "
+                             "search space); own: fastogb's encoder with max_col_attr=k, which "
+                             "keeps a few more thresholds (default rulebook)")
+    parser.add_argument("--fastogb-timeout", type=float, default=None,
+                        help="seconds per dataset before fastogb is stopped (default: as realkd's)")
     parser.add_argument("--compare-time-limit", type=float, default=60.0,
                         help="seconds per round for rulebook's search in the per-round check")
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="numba threads")
@@ -490,6 +633,9 @@ def parse_args():
     args = parser.parse_args()
     args.rules = args.rules or (3 if args.quick else 10)
     args.realkd_timeout = args.realkd_timeout or (120.0 if args.quick else 600.0)
+    args.fastogb_timeout = args.fastogb_timeout or args.realkd_timeout
+    if not args.no_fastogb:
+        args.fastogb_python = args.fastogb_python or _fastogb.default_python()
     return args
 
 
@@ -516,6 +662,13 @@ def main():
                      "or pass --no-realkd")
         print(f"realkd {version} under {args.realkd_python} (single-threaded Python), timeout "
               f"{args.realkd_timeout:.0f} s, memory cap {args.realkd_max_memory:.0f} MB")
+    args.fastogb_version = None if args.no_fastogb else _fastogb.version(args.fastogb_python)
+    if args.fastogb_version:
+        print(f"fastogb {args.fastogb_version} under {args.fastogb_python} (numba, {args.threads} "
+              f"thread(s) as rulebook), timeout {args.fastogb_timeout:.0f} s")
+    elif not args.no_fastogb:
+        print(f"NOTE: fastogb is not importable by {args.fastogb_python}: its columns are skipped "
+              "(see benchmarks/README.md; --fastogb-python or FASTOGB_PYTHON)")
     print(f"\n{args.rules} optimal rules after the intercept (realkd: its offset rule), the paper's "
           "reg_lambda and propositions, full data (NaN rows dropped as in the paper).\n"
           "Times: one fit in a fresh process after an untimed warm-up (rulebook: .fit on the "
@@ -533,7 +686,9 @@ def main():
     formats = {"rb s": "{:.3f}".format, "rk s": "{:.1f}".format, "rb MB": "{:.0f}".format,
                "rk MB": "{:.0f}".format, "rb +MB": "{:.2f}".format, "rk +MB": "{:.1f}".format,
                "speed-up": "{:.0f}x".format, "at least": ">={:.0f}x".format,
-               "mem ratio": "{:.2f}".format, "lambda": "{:g}".format}
+               "mem ratio": "{:.2f}".format, "lambda": "{:g}".format,
+               "fo s": "{:.2f}".format, "fo +MB": "{:.1f}".format, "fo speed-up": "{:.0f}x".format,
+               "fo at least": ">={:.0f}x".format}
     shown = table.drop(columns=[c for c in table.columns if c.startswith("_")])
     print(shown.to_string(index=False, formatters=formats, na_rep="-"))
     print_rounds(rounds)

@@ -18,6 +18,18 @@ Run from the repository root::
     python benchmarks/bench_orthogonal.py                  # every dataset, 5 splits (long)
     python benchmarks/bench_orthogonal.py --datasets titanic insurance --splits 3
     python benchmarks/bench_orthogonal.py --learners greedy orthogonal orthogonal_beam orthogonal_bnb
+    FASTOGB_PYTHON=~/fastogb-venv/bin/python python benchmarks/bench_orthogonal.py --learners orthogonal
+
+fastogb (PyPI, by an author of the paper) runs side by side as the learner
+``fastogb_ogb`` when its interpreter is found (``--fastogb-python``, env
+``FASTOGB_PYTHON``; ``--no-fastogb`` to leave it out; skipped with a note
+when not installed): ``GeneralRuleBoostingEstimator(search="ogb",
+objective_function=OrthogonalBoostingObjective,
+weight_update_method=FullyCorrective(), include_default_rule=True)`` with
+the same ``reg_lambda``, on the same splits, its risks computed here with
+rulebook's losses. The end then prints the issue's target: rulebook's
+``orthogonal`` faster than fastogb on every dataset at equal or lower test
+risk.
 
 See benchmarks/README.md for the settings.
 """
@@ -32,6 +44,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+
+import _fastogb  # sibling module; benchmarks/ is sys.path[0] when run as a script
 
 from rulebook import (
     OptimalLearner,
@@ -41,8 +56,13 @@ from rulebook import (
 )
 from rulebook.compare import area_under_complexity_curve, compare_learners
 from rulebook.datasets import list_datasets, load_dataset
+from rulebook.losses import get_loss
 
 QUICK = ["titanic", "used_cars", "ships"]
+FASTOGB = "fastogb_ogb"  # fastogb's orthogonal boosting, as a learner of the tables
+# rulebook's numeric resolution: max_bins=255 equal-frequency bins; fastogb's
+# max_col_attr=k gives k/2 equal-frequency thresholds, each x <= c and x >= c.
+FASTOGB_MAX_COL_ATTR = 2 * 255
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 # What each learner name of the table means (all at the same reg_lambda).
 LEARNERS = {
@@ -77,7 +97,17 @@ def parse_args():
                         help=f"datasets {QUICK}, 1 split, 12 rules, complexity up to 25")
     parser.add_argument("--out", type=Path, help="CSV of the per-dataset table")
     parser.add_argument("--data-home", type=Path, default=SHARED)
+    parser.add_argument("--no-fastogb", action="store_true", help="leave fastogb out")
+    parser.add_argument("--fastogb-python", default=None,
+                        help="interpreter with fastogb installed (env FASTOGB_PYTHON; default "
+                             "~/fastogb-venv/bin/python or /work/venv-fastogb/bin/python)")
+    parser.add_argument("--fastogb-timeout", type=float, default=600.0,
+                        help="seconds per dataset (all splits) before fastogb is stopped")
+    parser.add_argument("--fastogb-beam-width", type=int, default=None,
+                        help="beam width of fastogb's ogb search (default: fastogb's, 1)")
     args = parser.parse_args()
+    if not args.no_fastogb:
+        args.fastogb_python = args.fastogb_python or _fastogb.default_python()
     if args.quick:
         args.datasets = args.datasets or QUICK
         args.splits, args.rules, args.max_complexity = 1, 12, 25
@@ -105,16 +135,71 @@ def run_dataset(name, task, args):
         frame = compare_learners(X, y, learners, task=task, n_splits=args.splits,
                                  max_rules=args.rules, return_risk=True,
                                  return_train_score=True)
+    if args.fastogb_version:
+        frame = pd.concat([frame, run_fastogb(X, y, task, args)], ignore_index=True)
     test = area_under_complexity_curve(frame, args.max_complexity, "normalised_risk")
     train = area_under_complexity_curve(frame, args.max_complexity, "train_normalised_risk")
     seconds = frame.groupby(["learner", "split"])["fit_time"].first().groupby("learner").median()
     reached = frame.groupby("learner")["complexity"].max()
     rows = []
-    for key in args.learners:
+    for key in args.learners + ([FASTOGB] if FASTOGB in seconds.index else []):
         rows.append({"dataset": name, "task": task, "learner": key, "train_risk": train[key],
                      "test_risk": test[key], "fit_time": seconds[key],
                      "max_complexity_reached": int(reached[key])})
     return rows
+
+
+def run_fastogb(X, y, task, args):
+    """fastogb's orthogonal boosting on compare_learners' splits, as rows of its frame."""
+    y_array = np.asarray(y)
+    splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
+        n_splits=args.splits, test_size=0.2, random_state=0)  # compare_learners' splits
+    splits = list(splitter.split(np.zeros((len(y_array), 1)), y_array))
+    if task == "binary":  # +-1, the positive class is the classifier's classes_[1]
+        y_array = np.where(y_array == np.unique(y_array)[1], 1.0, -1.0)
+    loss_name = {"binary": "logistic", "regression": "squared", "poisson": "poisson"}[task]
+    config = {"loss": loss_name, "reg": args.reg_lambda, "n_rules": args.rules,
+              "max_col_attr": FASTOGB_MAX_COL_ATTR, "beam_width": args.fastogb_beam_width,
+              "n_jobs": int(os.environ.get("NUMBA_NUM_THREADS", os.cpu_count()))}
+    result = _fastogb.run_orthogonal(args.fastogb_python, X, pd.Series(y_array), splits, config,
+                                     args.fastogb_timeout, 8000.0)
+    if result["status"] != "finished":
+        print(f"  fastogb {result['status']} after {len(result['splits'])} of {args.splits} "
+              f"splits:\n{result['stderr'][-2000:]}", file=sys.stderr)
+    loss, rows = get_loss(loss_name), []
+    for record in result["splits"]:
+        train, test = splits[record["split"]]
+        # The intercept-only model of the training split, as compare_learners normalises.
+        offset = loss.baseline(y_array[train].astype(np.float64), None)
+        for k, complexity in enumerate(record["complexity"]):
+            risks = {}
+            for column, part, index in (("normalised_risk", "test", test),
+                                        ("train_normalised_risk", "train", train)):
+                target = y_array[index].astype(np.float64)
+                risk = loss.loss(target, np.asarray(record[f"{part}_scores"][k]), None)
+                reference = loss.loss(target, np.full(len(target), offset), None)
+                risks[column] = risk / reference if reference > 0 else np.nan
+            rows.append({"learner": FASTOGB, "split": record["split"], "n_rules": k,
+                         "complexity": complexity, "fit_time": record["fit_time"], **risks})
+    return pd.DataFrame(rows)
+
+
+def print_fastogb_target(table):
+    """rulebook's orthogonal faster than fastogb's on every dataset, at equal or lower test risk."""
+    if FASTOGB not in set(table["learner"]) or "orthogonal" not in set(table["learner"]):
+        return
+    wide = table.pivot(index="dataset", columns="learner")
+    seconds, risk = wide["fit_time"], wide["test_risk"]
+    both = seconds[[FASTOGB, "orthogonal"]].notna().all(axis=1)
+    faster = seconds["orthogonal"] < seconds[FASTOGB]
+    no_worse = risk["orthogonal"] <= risk[FASTOGB] * (1 + 1e-9)
+    ok = both & faster & no_worse
+    ratio = (seconds[FASTOGB] / seconds["orthogonal"])[both]
+    print(f"fastogb orthogonal / rulebook orthogonal fit time: {ratio.min():.3g}x .. "
+          f"{ratio.max():.3g}x; rulebook faster at equal or lower test risk on "
+          f"{int(ok.sum())}/{len(ok)} datasets (target: every dataset: "
+          f"{'met' if ok.all() else 'NOT MET'})"
+          + ("" if ok.all() else "; not on " + ", ".join(ok.index[~ok])))
 
 
 def print_targets(table, learners):
@@ -137,6 +222,14 @@ def print_targets(table, learners):
 
 def main():
     args = parse_args()
+    args.fastogb_version = None if args.no_fastogb else _fastogb.version(args.fastogb_python)
+    if args.fastogb_version:
+        print(f"fastogb {args.fastogb_version} under {args.fastogb_python}: learner {FASTOGB}, "
+              f"max_col_attr={FASTOGB_MAX_COL_ATTR}, beam width "
+              f"{args.fastogb_beam_width or 'fastogb default'}")
+    elif not args.no_fastogb:
+        print(f"NOTE: fastogb is not importable by {args.fastogb_python}: {FASTOGB} skipped "
+              "(see benchmarks/README.md; --fastogb-python or FASTOGB_PYTHON)")
     registry = list_datasets().set_index("name")
     names = args.datasets or list(registry.index)
     print(f"rulebook bench_orthogonal: {len(names)} datasets, {args.splits} split(s), "
@@ -165,6 +258,7 @@ def main():
     print(table.pivot(index="dataset", columns="learner", values="fit_time")
           .to_string(float_format="%.3f"))
     print_targets(table, args.learners)
+    print_fastogb_target(table)
 
 
 if __name__ == "__main__":
