@@ -78,11 +78,12 @@ _EFFORT_MEASURES = (
 _TRACE_COLUMNS = ("nodes_expanded", "seconds", "best_value", "upper_bound")
 
 # Rule labels on an axis: characters per line and lines at most. 48
-# characters of Vega's default 11 px label font are about 300 px, so the
+# characters of Vega's default 10 px label font are about 300 px, so the
 # labels and two 220 px panels fit a 1,000 px notebook column.
 RULE_LABEL_WIDTH = 48
 RULE_LABEL_LINES = 4
-_LABEL_LINE_PX = 14  # one label line at Vega's default 11 px font
+_LABEL_LINE_PX = 14  # one label line at Vega's default 10 px label font
+_LABEL_CHAR_PX = 6.6  # a character of it in a wide sans-serif (DejaVu Sans: about 6.3)
 
 
 def _altair():
@@ -885,11 +886,23 @@ def rule_weights_data(model):
 
 
 def _rule_axis(alt, labels):
-    """A y axis of wrapped rule labels: one line per ``\\n``, never clipped."""
+    """A y axis of wrapped rule labels, left-aligned in a gutter wide enough for them.
+
+    Vega measures label text with the fonts of the machine that draws the
+    chart; a static SVG is measured by vl-convert and shown by a browser
+    whose ``sans-serif`` may be wider (DejaVu Sans is about 14% wider than
+    the Liberation Sans vl-convert measures with). Right-aligned labels
+    then run off the chart's left edge. Left-aligned labels in a gutter
+    sized for a wide font (``_LABEL_CHAR_PX`` per character) cannot: a
+    wider font only narrows the gap to the bars.
+    """
+    lines = [line for label in labels for line in label.split("\n")]
     n_lines = max((label.count("\n") + 1 for label in labels), default=1)
+    gutter = int(np.ceil(_LABEL_CHAR_PX * max((len(line) for line in lines), default=1))) + 4
     # labelLimit=0: no truncation in pixels (the default cuts at 180 px);
     # wrap_rule bounds the width in characters instead.
-    axis = alt.Axis(labelLimit=0, labelExpr="split(datum.value, '\\n')")
+    axis = alt.Axis(labelLimit=0, labelExpr="split(datum.value, '\\n')", labelAlign="left",
+                    labelPadding=gutter)
     return axis, alt.Step(max(20, _LABEL_LINE_PX * n_lines + 6))
 
 

@@ -1,11 +1,16 @@
-"""BoostingExplorer in a real JupyterLab, driven by a headless Chromium.
+"""BoostingExplorer and charts in a real JupyterLab, driven by a headless Chromium.
 
 Starts ``jupyter lab`` on 127.0.0.1 (free port, no token, everything in a
-temporary directory), opens a notebook that shows a ``BoostingExplorer``,
-runs it, moves the slider with the keyboard and checks that the rules table
-in the page changes. Skipped, with the reason, when Chromium, Playwright or
-JupyterLab is missing or JupyterLab does not start. Bounded: about two
-minutes at most; the server is stopped in ``finally``.
+temporary directory), opens a notebook that shows ``model.explore()`` and a
+chart with the package defaults, and runs it with every request to another
+host blocked (Playwright request routing), as on a machine without network.
+Checks that the charts draw (an SVG exists, no "Error loading script"),
+moves the slider with the keyboard and checks that the rules table in the
+page changes. Skipped, with the reason, when Chromium, Playwright or
+JupyterLab is missing or JupyterLab does not start. Bounded: about three
+minutes at most; the server is stopped in ``finally``. With
+``RULEBOOK_BROWSER_ARTIFACTS`` set to a directory, a screenshot of the
+notebook is written there (CI keeps it; it is not committed).
 
 Chromium comes from the system (Debian package ``chromium``); Playwright's
 own browser download is never used. Set ``RULEBOOK_CHROMIUM`` to another
@@ -18,25 +23,34 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-DEADLINE_SECONDS = 120
+DEADLINE_SECONDS = 180
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-NOTEBOOK_SOURCE = """\
+# The package defaults, nothing switched on for the test: the charts must
+# draw without network as a user gets them.
+NOTEBOOK_CELLS = [
+    """\
 from rulebook import RuleBoostingClassifier
+from rulebook.charts import rule_weights_chart
 from rulebook.datasets import load_titanic
-from rulebook.widgets import BoostingExplorer
 
 X, y = load_titanic()
 model = RuleBoostingClassifier(n_rules=4).fit(X, y)
-BoostingExplorer(model, offline=True)
-"""
+model.explore()
+""",
+    "rule_weights_chart(model)",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
+ERROR_TEXTS = ("Error loading script", "Failed to create view", "JavaScript Error", "Error displaying widget")
 
 
 def _chromium():
@@ -56,7 +70,7 @@ def _write_notebook(directory):
     import nbformat
 
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(NOTEBOOK_SOURCE)]
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in NOTEBOOK_CELLS]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, directory / "explorer.ipynb")
 
@@ -128,7 +142,7 @@ def test_slider_changes_the_rules_table_in_jupyterlab(tmp_path):
                 _stop(server)
                 pytest.skip("jupyter lab did not start; its log:\n"
                             + log_path.read_text(errors="replace")[-2000:])
-            _drive_browser(sync_api, chromium, url, deadline)
+            _drive_browser(sync_api, chromium, url, deadline, tmp_path)
         finally:
             _stop(server)
     print(f"browser test took {time.monotonic() - started:.1f} s")
@@ -138,14 +152,39 @@ def handle_readout(page):
     return page.locator(".rb-explorer .widget-slider .widget-readout").first.inner_text().strip()
 
 
-def _drive_browser(sync_api, chromium, url, deadline):
+def _block_the_network(page):
+    """Abort every request to another host; return the list of their URLs."""
+    blocked = []
+
+    def route(request_route):
+        url = request_route.request.url
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme in ("data", "blob") or parts.hostname in LOCAL_HOSTS:
+            request_route.continue_()
+        else:
+            blocked.append(url)
+            request_route.abort("internetdisconnected")
+
+    page.route("**/*", route)
+    return blocked
+
+
+def _screenshot(page, name):
+    directory = os.environ.get("RULEBOOK_BROWSER_ARTIFACTS")
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(directory) / name), full_page=True)
+
+
+def _drive_browser(sync_api, chromium, url, deadline, tmp_path):
     def remaining_ms():
         return max(1000, int((deadline - time.monotonic()) * 1000))
 
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page()
+            page = browser.new_page(viewport={"width": 1280, "height": 2000})
+            blocked = _block_the_network(page)
             page.goto(url + "lab/tree/explorer.ipynb", timeout=remaining_ms())
             # jupyterapp is exposed by --LabApp.expose_app_in_browser.
             page.wait_for_function("() => window.jupyterapp && document.querySelector('.jp-Notebook')",
@@ -156,29 +195,40 @@ def _drive_browser(sync_api, chromium, url, deadline):
                 " && w.sessionContext.session.kernel; }", timeout=remaining_ms())
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.wait_for_function(f"({RULE_ROWS})() > 0", timeout=remaining_ms())
-            before = page.evaluate(RULE_ROWS)
-            assert before == 1 + 4  # intercept + 4 rules, after the last round
-            handle = page.locator(".rb-explorer .widget-slider .noUi-handle").first
-            handle.focus()
-            page.keyboard.press("ArrowLeft")
-            page.keyboard.press("ArrowLeft")
-            page.wait_for_function(f"({RULE_ROWS})() === {before - 2}", timeout=remaining_ms())
-            assert handle_readout(page) == "2"
-            page.keyboard.press("Home")
-            page.wait_for_function(f"({RULE_ROWS})() === 1", timeout=remaining_ms())
-            # The first tab is the rule weights chart (no test data given); its
-            # first bar is rule 1's weight. Clicking it must move the slider.
-            bar = page.locator(".rb-explorer .vega-embed .mark-rect path").first
-            bar.wait_for(timeout=remaining_ms())
-            assert page.locator(".rb-explorer").inner_text().count("JavaScript Error") == 0
-            bar.click()
-            page.wait_for_function(f"({RULE_ROWS})() === 2", timeout=remaining_ms())
-            assert handle_readout(page) == "1"
-            # Play runs on to the last round (one per second) and stays there:
-            # the charts' reports of their redraws must not pull it back.
-            page.locator(".rb-explorer .widget-play button").first.click()
-            page.wait_for_function(f"({RULE_ROWS})() === 5", timeout=remaining_ms())
-            page.wait_for_timeout(1500)
-            assert page.evaluate(RULE_ROWS) == 5 and handle_readout(page) == "4"
+            # The charts draw offline: the explorer's (vega bundled into the
+            # widget) and the chart function's (static SVG from the kernel).
+            page.locator(".rb-explorer .vega-embed svg").first.wait_for(timeout=remaining_ms())
+            page.locator(".jp-OutputArea-output.jp-RenderedSVG").first.wait_for(timeout=remaining_ms())
+            _screenshot(page, "explorer-offline.png")
+            text = page.locator(".jp-Notebook").inner_text()
+            assert not [error for error in ERROR_TEXTS if error in text], text[-2000:]
+            assert not [u for u in blocked if "vega" in u or "esm.sh" in u], blocked
+            _check_the_explorer(page, remaining_ms)
         finally:
             browser.close()
+
+
+def _check_the_explorer(page, remaining_ms):
+    before = page.evaluate(RULE_ROWS)
+    assert before == 1 + 4  # intercept + 4 rules, after the last round
+    handle = page.locator(".rb-explorer .widget-slider .noUi-handle").first
+    handle.focus()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"({RULE_ROWS})() === {before - 2}", timeout=remaining_ms())
+    assert handle_readout(page) == "2"
+    page.keyboard.press("Home")
+    page.wait_for_function(f"({RULE_ROWS})() === 1", timeout=remaining_ms())
+    # The first tab is the rule weights chart (no test data given); its
+    # first bar is rule 1's weight. Clicking it must move the slider.
+    bar = page.locator(".rb-explorer .vega-embed .mark-rect path").first
+    bar.wait_for(timeout=remaining_ms())
+    bar.click()
+    page.wait_for_function(f"({RULE_ROWS})() === 2", timeout=remaining_ms())
+    assert handle_readout(page) == "1"
+    # Play runs on to the last round (one per second) and stays there:
+    # the charts' reports of their redraws must not pull it back.
+    page.locator(".rb-explorer .widget-play button").first.click()
+    page.wait_for_function(f"({RULE_ROWS})() === 5", timeout=remaining_ms())
+    page.wait_for_timeout(1500)
+    assert page.evaluate(RULE_ROWS) == 5 and handle_readout(page) == "4"
