@@ -149,28 +149,30 @@ def _heap_pop(hb, hv, hc, he, size):
     return top, size
 
 
-def _dominated(seen, entries, n_entries, key, last, depth):
+def _dominated(seen, entries, n_entries, key, last, cols):
     # Whether an extent with this key was reached by a node whose subtree
-    # contains this one's (last feature <= last, depth <= depth); records
-    # (last, depth) otherwise. `entries` rows: (feature, depth, next index).
-    # Returns (dominated, entries, n_entries).
+    # contains this one's: last feature f <= last and, as the length limit
+    # counts columns, cols' + (f != last) <= cols (an earlier node on
+    # another last column pays one more column for this one's refinements
+    # of ``last``); records (last, cols) otherwise. `entries` rows:
+    # (feature, columns, next index). Returns (dominated, entries, n_entries).
     head = seen[key] if key in seen else np.int64(-1)
     i = head
     while i >= 0:
-        if entries[i, 0] <= last and entries[i, 1] <= depth:
+        if entries[i, 0] <= last and entries[i, 1] + (entries[i, 0] != last) <= cols:
             return True, entries, n_entries
         i = entries[i, 2]
     if n_entries == entries.shape[0]:
         bigger = np.empty((2 * n_entries, 3), np.int64)
         bigger[:n_entries] = entries
         entries = bigger
-    entries[n_entries, 0], entries[n_entries, 1], entries[n_entries, 2] = last, depth, head
+    entries[n_entries, 0], entries[n_entries, 1], entries[n_entries, 2] = last, cols, head
     seen[key] = n_entries
     return False, entries, n_entries + 1
 
 
 # Columns of the expansion table ``ei``.
-PARENT, FEATURE, OP, BIN, DEPTH, ROWS_AT, N_ROWS, ORDER_AT, N_ORDER, NEXT = range(10)
+PARENT, FEATURE, OP, BIN, DEPTH, ROWS_AT, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS = range(11)
 
 
 def _grow_table(table, needed):
@@ -181,11 +183,12 @@ def _grow_table(table, needed):
     return bigger
 
 
-def _refinement_order(values, last_feature, n_features, width):
+def _refinement_order(values, last_feature, end_feature, n_features, width):
     # Valid refinements (finite values; tail augmentation: features >=
-    # last_feature), best value first, ties in the scan order.
+    # last_feature, and < end_feature), best value first, ties in the scan order.
     flat = values.reshape(n_features * 2 * width)
-    valid = np.flatnonzero(np.isfinite(flat[last_feature * 2 * width:])) + last_feature * 2 * width
+    start, end = last_feature * 2 * width, end_feature * 2 * width
+    valid = np.flatnonzero(np.isfinite(flat[start:end])) + start
     order = valid[np.argsort(-flat[valid], kind="mergesort")]
     return order, flat[order]
 
@@ -214,7 +217,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     #     the order of the prefix-greedy bound (ascending G / C), so that
     #     every extent, kept ascending, is already in that order (as in
     #     _bnb_kernels); root_value float (snapped); use_bound bool;
-    #     max_depth, max_nodes int (huge: unlimited); row_keys (n,) int64
+    #     max_depth (conditions: columns), max_nodes int (huge: unlimited);
+    #     row_keys (n,) int64
     #     random Zobrist keys.
     # OUT: stats (4,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
     #      BUDGET_EXHAUSTED. Returns (best value, best conditions (depth, 3)
@@ -224,7 +228,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     width = n_bins.max() + 1
     hsize = n_features * width * W.shape[1]
     m = rows.shape[0]
-    ei = np.zeros((64, 10), np.int64)
+    ei = np.zeros((64, 11), np.int64)
     bounds = np.empty(64)
     row_pool, hist_pool = np.empty(4 * m, np.int64), np.empty(4 * hsize)
     order_pool, value_pool = np.empty(256, np.int64), np.empty(256)
@@ -243,9 +247,10 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     # The node to expand next: the root first, then each child popped.
     kept[:m] = rows
     n_kept, n_removed, parent, depth, condition = m, 0, -1, 0, np.zeros(3, np.int64)
+    cols = 0  # conditions (columns) of the node: what max_depth limits
     have_node = True
     while True:
-        if have_node and depth < max_depth and n_kept > 1:
+        if have_node and n_kept > 1:
             bnd = np.inf
             if use_bound:
                 bnd = _prefix_bound(W, kept[:n_kept], buf, epsilon, code, scale)
@@ -278,8 +283,12 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                     n_rows += W[kept[i], N]
                 scan_all_serial(hist[last:], n_bins[last:], is_nominal[last:], code, n_total,
                                 reg_lambda, epsilon, n_rows, values[last:])
+                # At the length limit only the last column may be refined
+                # further (tail augmentation keeps columns in order, so the
+                # node's other columns lie before it).
+                end = last + 1 if cols >= max_depth else n_features
                 refinements, sorted_values = _refinement_order(_snap(values, code, scale), last,
-                                                               n_features, width)
+                                                               end, n_features, width)
                 n_ref = refinements.shape[0]
                 stats[N_REFINEMENTS] += n_ref
                 row_pool = _grow(row_pool, n_rows_used + n_kept)
@@ -288,7 +297,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 value_pool = _grow(value_pool, n_order_used + n_ref)
                 order_pool[n_order_used:n_order_used + n_ref] = refinements
                 value_pool[n_order_used:n_order_used + n_ref] = sorted_values
-                ei[e, PARENT], ei[e, DEPTH] = parent, depth
+                ei[e, PARENT], ei[e, DEPTH], ei[e, COLS] = parent, depth, cols
                 ei[e, FEATURE], ei[e, OP], ei[e, BIN] = condition[0], condition[1], condition[2]
                 ei[e, ROWS_AT], ei[e, N_ROWS] = n_rows_used, n_kept
                 ei[e, ORDER_AT], ei[e, N_ORDER], ei[e, NEXT] = n_order_used, n_ref, 0
@@ -325,8 +334,9 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         n_kept = split_rows(X_binned, parent_rows, j, op, bin_, n_bins[j], kept, removed)
         n_removed = parent_rows.shape[0] - n_kept
         depth = ei[e, DEPTH] + 1
+        cols = ei[e, COLS] + (1 if ei[e, DEPTH] == 0 or j != ei[e, FEATURE] else 0)
         dominated, entries, n_entries = _dominated(seen, entries, n_entries,
-                                                   _key(kept[:n_kept], row_keys), j, depth)
+                                                   _key(kept[:n_kept], row_keys), j, cols)
         if dominated:
             continue
         condition[0], condition[1], condition[2] = j, op, bin_

@@ -243,6 +243,13 @@ def _key(rows):
     return len(rows), hash(rows.tobytes())
 
 
+def _only_features(values, features):
+    """``values`` (features first) with every other feature's entries -inf."""
+    out = np.full_like(values, -np.inf)
+    out[features] = values[features]
+    return out
+
+
 def _depth_limit(problem):
     return problem.base.max_rule_length or np.inf
 
@@ -274,9 +281,14 @@ def beam_search(problem, width=1):
     while beam:
         candidates = []
         for i, node in enumerate(beam):
-            if len(node.conditions) >= limit or len(node.rows) <= 1:
+            if len(node.rows) <= 1:
                 continue
             values = problem.values(node.histograms(problem), len(node.rows))
+            used = sorted({c[0] for c in node.conditions})
+            if len(used) >= limit:
+                # The limit counts conditions (columns): at it, only the
+                # columns used may be refined further.
+                values = _only_features(values, used)
             n_steps += 1
             n_scored += int(np.isfinite(values).sum())
             flat = values.ravel()

@@ -233,7 +233,7 @@ def orthogonal_branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     limit = _depth_limit(problem)
 
     def expand(node):
-        if len(node.conditions) >= limit or len(node.rows) <= 1:
+        if len(node.rows) <= 1:
             return
         bnd = np.inf if bound == "none" else problem.prefix_bound(node.rows, order)
         if not bnd > best.value:
@@ -242,7 +242,10 @@ def orthogonal_branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
         stats["n_nodes"] += 1
         values = problem.values(node.histograms(problem), len(node.rows))
         if node.conditions:  # tail augmentation: features >= the last one
-            values[:node.conditions[-1][0]] = -np.inf
+            last = node.conditions[-1][0]
+            values[:last] = -np.inf
+            if len({c[0] for c in node.conditions}) >= limit:
+                values[last + 1:] = -np.inf  # at the limit: the last column only
         stats["n_refinements"] += int(np.isfinite(values).sum())
         expansion = _Expansion(node, bnd, values)
         _push(queue, expansion, values, counter)
@@ -273,16 +276,17 @@ def _dominated(seen, node):
     node's, was already reached; records the node otherwise.
 
     A node's subtree is its extent refined by conditions on features at or
-    after its last condition's feature, up to the length limit; so an
-    earlier node with the same extent, a last feature no later and no more
-    conditions covers it. Deduplicating on the extent alone would lose
+    after its last condition's feature, up to the length limit in columns;
+    so an earlier node with the same extent, a last feature f no later and
+    columns d with d + (f != last) <= columns covers it (refining ``last``
+    costs it a column). Deduplicating on the extent alone would lose
     queries (a later path may allow earlier features).
     """
-    last, depth = node.conditions[-1][0], len(node.conditions)
+    last, cols = node.conditions[-1][0], len({c[0] for c in node.conditions})
     entries = seen.setdefault(_key(node.rows), [])
-    if any(f <= last and d <= depth for f, d in entries):
+    if any(f <= last and d + (f != last) <= cols for f, d in entries):
         return True
-    entries.append((last, depth))
+    entries.append((last, cols))
     return False
 
 
