@@ -189,7 +189,8 @@ def test_prediction_input_checks():
     with pytest.raises(ValueError, match="Sex"):
         model.predict(X.drop(columns=["Sex"]))
     bad = X.copy()
-    bad["Age"] = bad["Age"].astype(str)
+    # Text that is not a number (number strings are parsed, as at fit).
+    bad["Age"] = bad["Age"].astype(str).where(bad["Age"].isna(), "old")
     with pytest.raises(ValueError, match="'Age' was numeric"):
         model.predict(bad)
     inf = X.head().copy()
