@@ -404,10 +404,11 @@ class BoostingExplorer(widgets.VBox):
                                               layout=widgets.Layout(width="3em"))
         self.next_button = widgets.Button(description="▶", tooltip="next round",
                                           layout=widgets.Layout(width="3em"))
-        # min_width 0: a flex child may shrink below its content's width;
-        # a wide table then scrolls inside its half instead of overflowing.
-        self.rules_html = widgets.HTML(layout=widgets.Layout(flex="1 1 55%", min_width="0", overflow="auto"))
-        self.rule_html = widgets.HTML(layout=widgets.Layout(flex="1 1 45%", min_width="0", overflow="auto"))
+        # Side by side where both fit (a 1,000 px notebook column), else the
+        # rule of the round wraps below the model; a table wider than its
+        # box scrolls inside it.
+        self.rules_html = widgets.HTML(layout=widgets.Layout(flex="1 1 560px", overflow="auto"))
+        self.rule_html = widgets.HTML(layout=widgets.Layout(flex="1 1 300px", overflow="auto"))
         self.scores_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.charts = {}
         self._panels = {}
@@ -418,7 +419,7 @@ class BoostingExplorer(widgets.VBox):
         chart_tabs = widgets.Tab(children=list(self.charts.values()), titles=list(self.charts))
         super().__init__(children=[
             widgets.HBox([self.play, self.previous_button, self.slider, self.next_button]),
-            widgets.HBox([self.rules_html, self.rule_html]),
+            widgets.HBox([self.rules_html, self.rule_html], layout=widgets.Layout(flex_flow="row wrap")),
             self.scores_html,
             chart_tabs,
         ])

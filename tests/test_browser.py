@@ -7,7 +7,7 @@ host blocked (Playwright request routing), as on a machine without network.
 Checks that the charts draw (an SVG exists, no "Error loading script"),
 moves the slider with the keyboard and checks that the rules table in the
 page changes. Skipped, with the reason, when Chromium, Playwright or
-JupyterLab is missing or JupyterLab does not start. Bounded: about three
+JupyterLab is missing or JupyterLab does not start. Bounded: about four
 minutes at most; the server is stopped in ``finally``. With
 ``RULEBOOK_BROWSER_ARTIFACTS`` set to a directory, a screenshot of the
 notebook is written there (CI keeps it; it is not committed).
@@ -31,7 +31,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-DEADLINE_SECONDS = 180
+DEADLINE_SECONDS = 240
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -48,6 +48,11 @@ model = RuleBoostingClassifier(n_rules=4).fit(X, y)
 model.explore()
 """,
     "rule_weights_chart(model)",
+    """\
+from rulebook.widgets import LearnerComparison
+
+LearnerComparison(X, y, learners=["greedy"], n_rules=3)
+""",
 ]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
 ERROR_TEXTS = ("Error loading script", "Failed to create view", "JavaScript Error", "Error displaying widget")
@@ -183,7 +188,8 @@ def _drive_browser(sync_api, chromium, url, deadline, tmp_path):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 2000})
+            # About a 1,000 px notebook column next to JupyterLab's file browser.
+            page = browser.new_page(viewport={"width": 1400, "height": 2400})
             blocked = _block_the_network(page)
             page.goto(url + "lab/tree/explorer.ipynb", timeout=remaining_ms())
             # jupyterapp is exposed by --LabApp.expose_app_in_browser.
@@ -199,6 +205,7 @@ def _drive_browser(sync_api, chromium, url, deadline, tmp_path):
             # widget) and the chart function's (static SVG from the kernel).
             page.locator(".rb-explorer .vega-embed svg").first.wait_for(timeout=remaining_ms())
             page.locator(".jp-OutputArea-output.jp-RenderedSVG").first.wait_for(timeout=remaining_ms())
+            page.locator(".rb-comparison .vega-embed svg").first.wait_for(timeout=remaining_ms())
             _screenshot(page, "explorer-offline.png")
             text = page.locator(".jp-Notebook").inner_text()
             assert not [error for error in ERROR_TEXTS if error in text], text[-2000:]
