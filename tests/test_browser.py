@@ -80,6 +80,31 @@ def _write_notebook(directory):
     nbformat.write(notebook, directory / "explorer.ipynb")
 
 
+def _write_reopened_notebook(directory):
+    """A notebook as saved after showing an explorer, its kernel long gone.
+
+    Not signed, so JupyterLab treats its outputs as untrusted, as for any
+    notebook someone else ran; the widget cannot render there, the
+    explorer's text/HTML fallback must.
+    """
+    import nbformat
+
+    from rulebook import RuleBoostingClassifier
+    from rulebook.datasets import load_titanic
+    from rulebook.widgets import BoostingExplorer
+
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y)
+    bundle = BoostingExplorer(model)._repr_mimebundle_()
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("model.explore()", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("display_data", data=bundle)]
+    notebook.cells = [cell]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, directory / "reopened.ipynb")
+    return [str(rule.query) for rule in model.ensemble_.rules]
+
+
 def _start_lab(directory, port, log):
     env = dict(os.environ)
     for name, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
@@ -137,6 +162,7 @@ def test_slider_changes_the_rules_table_in_jupyterlab(tmp_path):
     deadline = started + DEADLINE_SECONDS
     (tmp_path / "notebooks").mkdir()
     _write_notebook(tmp_path / "notebooks")
+    reopened_rules = _write_reopened_notebook(tmp_path / "notebooks")
     port = _free_port()
     url = f"http://127.0.0.1:{port}/"
     log_path = tmp_path / "jupyterlab.log"
@@ -147,7 +173,7 @@ def test_slider_changes_the_rules_table_in_jupyterlab(tmp_path):
                 _stop(server)
                 pytest.skip("jupyter lab did not start; its log:\n"
                             + log_path.read_text(errors="replace")[-2000:])
-            _drive_browser(sync_api, chromium, url, deadline, tmp_path)
+            _drive_browser(sync_api, chromium, url, deadline, reopened_rules)
         finally:
             _stop(server)
     print(f"browser test took {time.monotonic() - started:.1f} s")
@@ -181,7 +207,7 @@ def _screenshot(page, name):
         page.screenshot(path=str(Path(directory) / name), full_page=True)
 
 
-def _drive_browser(sync_api, chromium, url, deadline, tmp_path):
+def _drive_browser(sync_api, chromium, url, deadline, reopened_rules):
     def remaining_ms():
         return max(1000, int((deadline - time.monotonic()) * 1000))
 
@@ -211,6 +237,7 @@ def _drive_browser(sync_api, chromium, url, deadline, tmp_path):
             assert not [error for error in ERROR_TEXTS if error in text], text[-2000:]
             assert not [u for u in blocked if "vega" in u or "esm.sh" in u], blocked
             _check_the_explorer(page, remaining_ms)
+            _check_the_reopened_notebook(page, url, reopened_rules, remaining_ms)
         finally:
             browser.close()
 
@@ -239,3 +266,15 @@ def _check_the_explorer(page, remaining_ms):
     page.wait_for_function(f"({RULE_ROWS})() === 5", timeout=remaining_ms())
     page.wait_for_timeout(1500)
     assert page.evaluate(RULE_ROWS) == 5 and handle_readout(page) == "4"
+
+
+def _check_the_reopened_notebook(page, url, rules, remaining_ms):
+    """The saved explorer output reads as the model's rules, not a raw widget repr."""
+    page.goto(url + "lab/tree/reopened.ipynb", timeout=remaining_ms())
+    output = page.locator(".jp-OutputArea-output").first
+    output.wait_for(timeout=remaining_ms())
+    _screenshot(page, "explorer-reopened.png")
+    text = output.inner_text()
+    assert "run the cell" in text and "BoostingExplorer(children" not in text, text
+    assert all(rule in text for rule in rules), text
+    assert "Error displaying widget" not in text
