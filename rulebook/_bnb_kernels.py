@@ -246,6 +246,28 @@ def _uses_feature(record, f, rec_parent, rec_prop, pf):
 
 
 @jit
+def _query_columns(record, rec_parent, rec_prop, pf, col_props, out):
+    # OUT: out (PW,) the propositions on the columns of the query of
+    # ``record`` (the OR of their features' rows of col_props).
+    for w in range(out.shape[0]):
+        out[w] = 0
+    r = record
+    while r >= 0:
+        p = rec_prop[r]
+        if p >= 0:
+            for w in range(out.shape[0]):
+                out[w] |= col_props[pf[p], w]
+        r = rec_parent[r]
+
+
+@jit_inline
+def _child_columns(qcols, col_props, f, max_length, out):
+    # OUT: out (PW,) q's columns and feature f's (all ones: no limit).
+    for w in range(out.shape[0]):
+        out[w] = qcols[w] | col_props[f, w] if max_length > 0 else ~np.uint64(0)
+
+
+@jit
 def _query_extent(record, rec_parent, rec_prop, bits, full, ext):
     # OUT: ext (W,) the bitset of the query of ``record`` (AND along the
     # chain of records; ``full`` has a bit per active row).
@@ -292,12 +314,17 @@ def _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied):
 
 @jit
 def _critical_index(Xp, rows, m, a, n_bins, pf, pop, pb, implied, counts, lo_hi, stamp,
-                    stamps):
-    # crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j}, or a if none
-    # (Section 3.2). rows[:m] is the extent of q p_a; a feature's counts
+                    stamps, qcols, acols):
+    # crt(q p_a) = min {j < a : p_j in clo(q p_a), not in clo(q)}, or a if
+    # none (Section 3.2). clo(q) holds the propositions implied by q's
+    # extent on the columns of ``qcols`` (bit j: p_j's column is q's; all
+    # ones without a length limit), clo(q p_a) those on ``acols`` (q's
+    # columns and a's). rows[:m] is the extent of q p_a; a feature's counts
     # are built on first need (``stamps[f] == stamp`` marks them current).
+    one = np.uint64(1)
     for j in range(a):
-        if implied[j]:
+        bit = one << np.uint64(j & 63)
+        if not acols[j >> 6] & bit or (implied[j] and qcols[j >> 6] & bit):
             continue
         f = pf[j]
         if stamps[f] != stamp:
@@ -406,17 +433,18 @@ def _node_implications(ext, bits, n_props, out):
 
 
 @jit_inline
-def _critical_index_rows(child_ext, a, row_props, node_implied, acc):
-    # crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j} (eq. 3.7), or
-    # a if none; child_ext is the bitset of q p_a. The candidates j < a
-    # not implied by q (``node_implied``) are ANDed with each row's
-    # proposition set; the AND is usually empty after a row or two, so a
-    # core child costs O(1) rows instead of a bitset test per proposition
-    # before a.
+def _critical_index_rows(child_ext, a, row_props, node_implied, qcols, acols, acc):
+    # crt(q p_a) = min {j < a : p_j in clo(q p_a), not in clo(q)} (eq.
+    # 3.7), or a if none; child_ext is the bitset of q p_a; closures as in
+    # ``_critical_index`` (qcols, acols: all ones without a length limit).
+    # The candidates j < a not in clo(q) (``node_implied`` on q's columns)
+    # are ANDed with each row's proposition set; the AND is usually empty
+    # after a row or two, so a core child costs O(1) rows instead of a
+    # bitset test per proposition before a.
     one = np.uint64(1)
     n_words = (a + 63) >> 6
     for w in range(n_words):
-        acc[w] = ~node_implied[w]
+        acc[w] = ~(node_implied[w] & qcols[w]) & acols[w]
     if a & 63:
         acc[n_words - 1] &= (one << np.uint64(a & 63)) - one
     for v in range(child_ext.shape[0]):
@@ -1052,14 +1080,17 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                stamps, known, implied, sums,
                row_props, node_implied, acc, sub_b, sub_m, needs_bound,
                subtree_bounds, codes, gkey, gid, gstamp, counter, cg, cw, touched, keys, zg, zw,
-               bit_prop, shared, best_extra, col_bit):
+               bit_prop, shared, best_extra, col_bit, col_props, qcols, acols):
     # Algorithm 1 of [1] until the open list is empty (DONE), an array may
     # overflow (GROW: the caller enlarges it and calls again), the best
     # value improved (IMPROVED) or ``max_expansions`` queries were expanded
     # in this call (BATCH).
     # IN: data and propositions as in the module docstring; check_core
-    #     False keeps only the q -> p_a equivalence pruning (needed with a
-    #     length limit); max_length 0 = unlimited; use_bits: implications
+    #     False keeps only the q -> p_a equivalence pruning; max_length 0
+    #     = unlimited, else the most columns (conditions) of a query, and
+    #     core queries are those of the closure restricted to the query's
+    #     own columns (see ``_BranchAndBound``); col_props (d, PW) bit j of
+    #     row f: p_j is on feature f; use_bits: implications
     #     and refinements by bitset operations (small n) rather than by
     #     per-feature counts and row filters (large n); store_ext: records
     #     keep their extent's bitset in rec_ext (R, W) (small n) instead of
@@ -1070,7 +1101,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
     #     only weakens pruning, as every value in it is some query's value);
     #     shared[1] != 0 asks the thread to return (BATCH) at its next pop:
     #     another thread ended its batch, and they meet to rebalance.
-    # SCRATCH: the rest.
+    # SCRATCH: the rest (qcols, acols (PW,) uint64: the columns of q and
+    #     of q p_a as proposition masks, all ones without a length limit).
     n_props = pf.shape[0]
     neg_start = negative_start(gp)
     expanded_here = 0
@@ -1131,6 +1163,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
             known[:] = node
         have_implied = False  # node_implied is filled on first need
+        if max_length > 0:
+            _query_columns(q, rec_parent, rec_prop, pf, col_props, qcols)
         improved = False
         start = istate[AUG_USED]
         kept = 0
@@ -1186,7 +1220,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 continue
             if not check_core:
                 c_a = a
-            elif crit < a and not _is_implied(crit, ext, rows, m, bits, node, known, implied):
+            elif crit < a and not (_is_implied(crit, ext, rows, m, bits, node, known, implied)
+                                   and qcols[crit >> 6] >> np.uint64(crit & 63) & np.uint64(1)):
                 # eq. 3.7: q p_a -> p_crit still and q does not imply p_crit:
                 # q p_a is not a core query; the entry stays for siblings.
                 c_a = crit
@@ -1195,11 +1230,15 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
                 if not have_implied:
                     _node_implications(ext, bits, _list_end(aug_a, first, last), node_implied)
                     have_implied = True
-                c_a = _critical_index_rows(child_ext, a, row_props, node_implied, acc)
+                _child_columns(qcols, col_props, pf[a], max_length, acols)
+                c_a = _critical_index_rows(child_ext, a, row_props, node_implied, qcols, acols,
+                                           acc)
             else:
                 stamp += 1
+                _child_columns(qcols, col_props, pf[a], max_length, acols)
                 c_a = _critical_index(Xp, child_rows, m_a, a, n_bins, pf, pop, pb, implied,
-                                      child_counts, child_lo_hi, stamp, stamps)
+                                      child_counts, child_lo_hi, stamp, stamps,
+                                      qcols, acols)
             aug_a[start + kept] = a
             aug_b[start + kept] = b_a
             aug_c[start + kept] = c_a

@@ -488,12 +488,18 @@ class _BranchAndBound:
         # The limit counts conditions: the columns a query constrains (an
         # interval ``a < x <= b`` is one condition of two propositions).
         self.limit = int(problem.max_rule_length or 0)
-        # With a length limit, core-query pruning could lose the optimum:
-        # a core query may be longer than the shortest query of its extent
-        # (p3 with I(p3) = I(p1 & p2) has core query p1 p2), so an extent
-        # reachable within the limit may have its core query beyond it.
-        # Then only the always-safe q -> p_a equivalence pruning is used.
-        self.check_core = self.limit == 0
+        # With a length limit, core queries of the usual closure (every
+        # proposition the extent implies) could lose the optimum: a core
+        # query may constrain more columns than the shortest query of its
+        # extent (p3 with I(p3) = I(p1 & p2) has core query p1 p2). Under a
+        # limit the closure is restricted to the query's own columns:
+        # clo(q) = the propositions implied by q's extent on q's columns.
+        # That is still a closure operator (extensive, monotone, idempotent),
+        # so prefix-preserving extensions enumerate each of its closed
+        # queries once (Uno et al. 2004; Theorem 3.2 of [1] holds for any
+        # closure operator), and clo(q) has q's columns and extent: the
+        # best query within the limit is a closed one.
+        self.check_core = True
         self.code = int(problem.objective)
         self.n_total = problem.n_total
         self.reg_lambda = float(problem.reg_lambda)
@@ -571,6 +577,11 @@ class _BranchAndBound:
         # cover the h == 0 special case of the second-order objective at
         # lambda == 0 (``_bound_kernels._singletons_without_regularisation``).
         self.subtree_bounds = not (self.code == 2 and self.reg_lambda == 0.0)
+        # Each feature's propositions as a bitset over search indices (the
+        # columns of a query under a length limit).
+        self.col_props = np.zeros((self.problem.n_features, PW), np.uint64)
+        for j, f in enumerate(self.pf):
+            self.col_props[f, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
         # Records keep their extent (W words each) when that is small: it
         # saves a walk up the records, a chain of cache misses, per node.
         self.store_ext = W <= STORED_EXTENT_MAX_WORDS
@@ -595,7 +606,15 @@ class _BranchAndBound:
         self.istate[bnb.N_RECORDS], self.istate[bnb.AUG_USED] = 1, P
         bnb._push(self.order, self.istate, *self.open, self._bound(self.root), 0, -1)
         self.scratch = self._new_scratch()
-        self.col_bit = np.zeros(64, np.int64)  # per thread: a solve's new-column bits
+        self._new_column_scratch()
+
+    def _new_column_scratch(self):
+        """Per-thread work arrays of the length limit (columns of a query)."""
+        PW = self.row_props.shape[1]
+        self.column_scratch = (np.zeros(64, np.int64),)  # a solve's new-column bits
+        # Without a limit the closure is over all columns: all ones, once.
+        self.qcols = np.full(PW, np.uint64(0xFFFFFFFFFFFFFFFF))
+        self.acols = np.full(PW, np.uint64(0xFFFFFFFFFFFFFFFF))
 
     def _new_scratch(self):
         """Work arrays of one thread's kernel calls."""
@@ -661,7 +680,7 @@ class _BranchAndBound:
             self.alpha, self.check_core, self.limit, self.order, batch, self.use_bits,
             *self.open, *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate,
             self.fstate, self.counters, *self.scratch, self.shared, self.best_extra,
-            self.col_bit)
+            *self.column_scratch, self.col_props, self.qcols, self.acols)
         if status == bnb.GROW:
             self._grow()
         return status
@@ -779,7 +798,7 @@ class _BranchAndBound:
         other.best_extra = self.best_extra.copy()
         other.counters = np.zeros_like(self.counters)
         other.scratch = self._new_scratch()
-        other.col_bit = np.zeros(64, np.int64)
+        other._new_column_scratch()
         other.rec, other.rec_ext, other.aug = self.rec, self.rec_ext, self.aug  # copied on rebalance
         other.snapshot = (self.best_value, self._own_best_query())
         other.istate[bnb.EXPANDED] = other.istate[bnb.PUSHED] = other.istate[bnb.EVALUATED] = 0
