@@ -255,7 +255,9 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
     binary = settings.task == "binary"
     Boosting = RuleBoostingClassifier if binary else RuleBoostingRegressor
     loss = {} if binary else {"loss": "poisson" if settings.task == "poisson" else "squared"}
-    common = dict(verbose=0, **loss)
+    # The papers' rules have no length limit (the estimators' default is 2
+    # conditions, unless propositions= is given).
+    common = dict(verbose=0, max_rule_length=None, **loss)
     learners = {}
     if "rulefit" in names and settings.task != "poisson":
         learners["rulefit"] = (RuleFitClassifier if binary else RuleFitRegressor)(max_rules=BOLEY_RULES)
