@@ -63,7 +63,9 @@ def test_proposition_bits_match_the_conditions(n, d, seed):
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 140), st.integers(1, 150), st.integers(0, 2**32 - 1), st.data())
 def test_critical_index_from_row_sets_matches_its_definition(P, n, seed, data):
-    """crt(q p_a) = min {j < a : q p_a -> p_j, not q -> p_j}, else a (eq. 3.7)."""
+    """crt(q p_a) = min {j < a : p_j in clo(q p_a), not in clo(q)}, else a
+    (eq. 3.7), for the closure over all columns and for the closure
+    restricted to the query's columns (under a length limit)."""
     satisfied = random_propositions(seed, P, n)
     rng = np.random.default_rng(seed + 1)
     # A node q: all rows, or the rows of one or two propositions.
@@ -80,10 +82,19 @@ def test_critical_index_from_row_sets_matches_its_definition(P, n, seed, data):
     bnb._node_implications(ext, bits, P, node_implied)
     implied = [not (node & ~satisfied[j]).any() for j in range(P)]
     np.testing.assert_array_equal(node_implied, pack(np.array(implied)[None])[0])
-    got = bnb._critical_index_rows(pack(child[None])[0], a, row_props, node_implied,
+    # Closures over all columns (no length limit), or restricted to q's
+    # columns and a's (each proposition on a random one of 3 columns).
+    column = rng.integers(0, 3, P)
+    limited = data.draw(st.booleans())
+    q_columns = set(rng.integers(0, 3, data.draw(st.integers(0, 2)))) if limited else {0, 1, 2}
+    a_columns = q_columns | {column[a]}
+    qcols = pack(np.array([column[j] in q_columns for j in range(P)])[None])[0]
+    acols = pack(np.array([column[j] in a_columns for j in range(P)])[None])[0]
+    got = bnb._critical_index_rows(pack(child[None])[0], a, row_props, node_implied, qcols, acols,
                                    np.empty(row_props.shape[1], np.uint64))
     expected = next((j for j in range(a)
-                     if not (child & ~satisfied[j]).any() and not implied[j]), a)
+                     if not (child & ~satisfied[j]).any() and column[j] in a_columns
+                     and not (implied[j] and column[j] in q_columns)), a)
     assert got == expected
 
 
