@@ -2,8 +2,10 @@
 
 Build: ``python -m sphinx -W -b html docs docs/_build/html`` (after
 ``pip install ".[docs]"``). The tutorials are the notebooks of ``notebooks/``,
-copied into ``tutorials/`` at build time and executed by myst-nb, with
-Altair charts rendered to static SVG offline (vl-convert).
+copied into ``tutorials/`` at build time and executed by myst-nb. Their
+charts are static SVG made offline by vl-convert: rulebook's by default, and
+Altair's own because each notebook's hidden first cell enables Altair's
+``"svg"`` renderer.
 """
 
 import os
@@ -22,8 +24,6 @@ for old in TUTORIALS.glob("*.ipynb"):
     old.unlink()
 for notebook in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
     shutil.copy2(notebook, TUTORIALS / notebook.name)
-# Read by the first (hidden) cell of each notebook: static SVG charts.
-os.environ["RULEBOOK_STATIC_CHARTS"] = "1"
 # Progress bars are noise in a static page.
 os.environ.setdefault("TQDM_DISABLE", "1")
 
@@ -49,15 +49,29 @@ templates_path = ["_templates"]
 
 # -- API reference (numpydoc) ------------------------------------------------
 autosummary_generate = True
-# Own members only: the inherited scikit-learn methods (score, get_params,
-# ...) and the generated metadata-routing setters (set_fit_request, ...) are
-# documented by scikit-learn, and their docstrings cross-reference
-# scikit-learn's glossary, which does not resolve here.
+# A class page lists its own members; an estimator's page (template
+# estimator.rst) also those inherited from rulebook's private bases (fit,
+# staged_ensembles, explore). The methods scikit-learn defines (score,
+# get_params, ...) and its generated metadata-routing setters
+# (set_fit_request, ...) are left out: scikit-learn documents them, and their
+# docstrings cross-reference scikit-learn's glossary, which does not resolve
+# here.
 autodoc_default_options = {
     "members": True,
     "exclude-members": "set_fit_request, set_score_request, set_predict_request, "
                        "set_predict_proba_request, set_transform_request",
 }
+
+
+def _skip_scikit_learn_members(app, what, name, obj, skip, options):
+    """Leave out the members that scikit-learn defines."""
+    function = getattr(obj, "fget", obj)  # a property's getter
+    module = getattr(function, "__module__", None) or ""
+    if module.partition(".")[0] == "sklearn":
+        return True
+    return None
+
+
 # The class pages list their public methods through autosummary tables of
 # numpydoc; listing every attribute as well would duplicate the dataclass
 # fields, so members are not auto-listed a second time.
@@ -97,3 +111,7 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_scikit_learn_members)
