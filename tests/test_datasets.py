@@ -1,6 +1,8 @@
 """Tests of rulebook.datasets: registry, loaders, shipped copies, generators."""
 
-import filecmp
+import gzip
+import hashlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 from rulebook.datasets import (
     DATASETS,
     DatasetInfo,
+    dataset_files,
     list_datasets,
     load_breast_cancer,
     load_dataset,
@@ -25,12 +28,15 @@ from rulebook.datasets import (
     make_noisy_parity,
 )
 
-# The published CSV files live beside the repository (shared/datasets); CI
-# clones the repository with shared/ next to it.
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not found")
-
+# The files of the datasets that do not ship come from the fixture
+# ``benchmark_files`` (tests/conftest.py): the published files where CI has
+# them, generated stand-ins elsewhere.
 PACKAGE_DATA = Path(__file__).resolve().parents[1] / "rulebook" / "datasets" / "data"
+
+SHIPPED = (
+    "titanic", "tic_tac_toe", "breast_cancer", "banknote", "magic", "adult", "digits5",
+    "insurance", "used_cars", "diabetes", "ships", "covid_vic", "bicycle",
+)
 
 SHIPPED_LOADERS = {
     "titanic": load_titanic,
@@ -79,7 +85,8 @@ def test_registry_covers_the_shared_readme():
     }
     assert set(DATASETS) == expected
     assert all(name == info.name for name, info in DATASETS.items())
-    assert {n for n, i in DATASETS.items() if i.shipped} == set(SHIPPED_LOADERS)
+    assert tuple(n for n, i in DATASETS.items() if i.shipped) == SHIPPED
+    assert set(SHIPPED_LOADERS) <= set(SHIPPED)
 
 
 def test_dataset_info_is_frozen_and_validated():
@@ -157,8 +164,8 @@ def test_titanic_keeps_missing_values_unless_asked():
 
 def test_titanic_concatenates_train_then_test():
     X, y = load_titanic()
-    train = pd.read_csv(PACKAGE_DATA / "titanic_train.csv")
-    test = pd.read_csv(PACKAGE_DATA / "titanic_test.csv")
+    train_path, test_path = dataset_files("titanic")
+    train, test = pd.read_csv(train_path), pd.read_csv(test_path)
     np.testing.assert_array_equal(y, np.concatenate([train["Survived"], test["Survived"]]))
     assert X["Sex"].iloc[891] == test["Sex"].iloc[0]
 
@@ -198,22 +205,64 @@ def test_used_cars_drops_leaking_price_columns():
 # --- shipped copies and non-shipped datasets ----------------------------
 
 
-@needs_shared
+def _sha256(path):
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as stream:
+        return hashlib.sha256(stream.read()).hexdigest()
+
+
+def _readme_checksums():
+    """``{file name: SHA-256}`` of the published files, from the data README."""
+    text = (PACKAGE_DATA / "README.md").read_text(encoding="utf-8")
+    return {name: digest for digest, name in re.findall(r"^([0-9a-f]{64})  (\S+\.csv)$", text, re.M)}
+
+
+def test_package_data_is_exactly_the_shipped_files():
+    shipped_files = {f + ".gz" for i in DATASETS.values() if i.shipped for f in i.files}
+    assert {p.name for p in PACKAGE_DATA.iterdir()} == shipped_files | {"README.md"}
+    readme = (PACKAGE_DATA / "README.md").read_text(encoding="utf-8")
+    for name in shipped_files:
+        assert f"`{name}`" in readme  # source and licence are noted beside each file
+    assert set(_readme_checksums()) == {name.removesuffix(".gz") for name in shipped_files}
+
+
 @pytest.mark.parametrize(
     "file_name", sorted(f for i in DATASETS.values() if i.shipped for f in i.files)
 )
-def test_shipped_copy_is_identical_to_shared_file(file_name):
-    assert filecmp.cmp(PACKAGE_DATA / file_name, SHARED / file_name, shallow=False)
+def test_shipped_copy_decompresses_to_the_published_file(file_name, benchmark_files):
+    expected = _readme_checksums()[file_name]
+    assert _sha256(PACKAGE_DATA / f"{file_name}.gz") == expected
+    published = benchmark_files.path / file_name
+    if benchmark_files.published and published.is_file():
+        assert _sha256(published) == expected
 
 
-@needs_shared
+def test_dataset_files_are_the_raw_published_files(tmp_path):
+    (path,) = dataset_files("bicycle")
+    assert path.name == "bicycle.csv.gz" and path.is_file()
+    # The raw file keeps what the loader drops.
+    assert {"Date", "Brooklyn Bridge"} <= set(pd.read_csv(path).columns)
+    assert [p.name for p in dataset_files("titanic")] == ["titanic_train.csv.gz", "titanic_test.csv.gz"]
+    pd.DataFrame({"GDP": [1], "Satisfaction": [5.0], "Country": ["a"]}).to_csv(tmp_path / "gdp.csv")
+    assert dataset_files("gdp", data_home=tmp_path) == (tmp_path / "gdp.csv",)
+    with pytest.raises(ValueError, match="'gdp' is not shipped"):
+        dataset_files("gdp")
+
+
+def _load(name, benchmark_files, **kwargs):
+    """Shipped datasets by name alone; the others from the fixture's directory."""
+    if DATASETS[name].shipped:
+        return load_dataset(name, **kwargs)
+    return load_dataset(name, data_home=benchmark_files.path, **kwargs)
+
+
 @pytest.mark.parametrize("name", list(DATASETS))
-def test_every_dataset_loads_from_data_home(name):
+def test_every_dataset_loads(name, benchmark_files):
     info = DATASETS[name]
-    X, y = load_dataset(name, data_home=SHARED)
+    X, y = _load(name, benchmark_files)
     assert X.shape == info.shape
     check_frames(info, X, y)
-    X_complete, y_complete = load_dataset(name, data_home=str(SHARED), dropna=True)
+    X_complete, y_complete = _load(name, benchmark_files, dropna=True)
     assert not X_complete.isna().any().any()
     assert len(X_complete) == len(y_complete) <= len(X)
 
@@ -222,17 +271,17 @@ def test_every_dataset_loads_from_data_home(name):
 PAPER_ROWS = [("titanic", 1043), ("demographics", 6876), ("videogames", 16327)]
 
 
-@needs_shared
 @pytest.mark.parametrize(("name", "n_rows"), PAPER_ROWS)
-def test_dropna_reproduces_paper_row_counts(name, n_rows):
-    X, _ = load_dataset(name, data_home=SHARED, dropna=True)
+def test_dropna_reproduces_paper_row_counts(name, n_rows, benchmark_files):
+    # The stand-ins have the published files' rows with missing values.
+    X, _ = _load(name, benchmark_files, dropna=True)
     assert len(X) == n_rows
 
 
-@needs_shared
 def test_digits5_subset():
-    X, y = load_dataset("digits5", data_home=SHARED)
-    raw = pd.read_csv(SHARED / "digits.csv")
+    X, y = load_dataset("digits5")
+    (path,) = dataset_files("digits5")
+    raw = pd.read_csv(path)
     kept = raw[raw["target"].isin([0, 2, 3, 6, 8, 9, 5])]
     assert X.shape == (len(kept), 64) == (3915, 64)
     assert y.dtype == np.int64 and set(y) == {0, 1}
@@ -240,25 +289,32 @@ def test_digits5_subset():
     np.testing.assert_array_equal(X.to_numpy(), kept.drop(columns="target").to_numpy())
 
 
-@needs_shared
-def test_specific_targets_and_drops():
-    X, y = load_dataset("demographics", data_home=SHARED)
+def test_specific_targets_and_drops(benchmark_files):
+    X, y = _load("demographics", benchmark_files)
     assert y.name.startswith("1    ANNUAL INCOME") and y.dtype == np.int64
     assert "idx" not in X and X.shape == (8992, 13)
-    X, y = load_dataset("videogames", data_home=SHARED)
+    X, y = _load("videogames", benchmark_files)
     assert y.name == "Rank" and y.dtype == np.int64
     assert list(X.columns) == [
         "Year", "NA_Sales", "EU_Sales", "JP_Sales", "Other_Sales", "Global_Sales",
     ]
-    X, y = load_dataset("covid_vic", data_home=SHARED)
+    X, y = load_dataset("covid_vic")
     assert list(X.columns) == ["population", "active", "cases", "band"]
     assert X["population"].isna().sum() == 6
-    assert len(load_dataset("covid_vic", data_home=SHARED, dropna=True)[0]) == 79
-    X, y = load_dataset("adult", data_home=SHARED)
+    assert len(load_dataset("covid_vic", dropna=True)[0]) == 79
+    X, y = load_dataset("adult")
     assert set(y) == {-1, 1} and X.shape == (30162, 13)
 
 
-@needs_shared
+def test_tutorial_datasets_ship():
+    # Tutorials 05 (bicycle) and 06 (adult, magic) run anywhere.
+    X, y = load_dataset("bicycle")
+    assert list(X.columns) == ["Day", "High Temp (F)", "Low Temp (F)", "Precipitation"]
+    assert y.name == "Total" and y.dtype == np.int64 and (y > 0).all()
+    X, y = load_dataset("magic")
+    assert X.shape == (19020, 10) and y.value_counts().to_dict() == {1: 12332, -1: 6688}
+
+
 def test_shipped_dataset_ignores_data_home(tmp_path):
     X, _ = load_dataset("titanic", data_home=tmp_path)
     assert X.shape == (1309, 7)
@@ -274,13 +330,17 @@ def test_unknown_name_lists_valid_names(name):
 
 
 def test_non_shipped_needs_data_home():
-    with pytest.raises(ValueError, match="'adult' is not shipped.*data_home"):
-        load_dataset("adult")
+    with pytest.raises(ValueError, match="'boston' is not shipped.*boston.csv.*data_home"):
+        load_dataset("boston")
+    # No repository paths in the message: a user's installation has none.
+    with pytest.raises(ValueError) as error:
+        load_dataset("boston")
+    assert "shared" not in str(error.value) and "repository" not in str(error.value)
 
 
 def test_data_home_without_the_files(tmp_path):
-    with pytest.raises(ValueError, match="'magic' needs 'magic.csv'.*data_home"):
-        load_dataset("magic", data_home=tmp_path)
+    with pytest.raises(ValueError, match="'boston' needs 'boston.csv'.*data_home"):
+        load_dataset("boston", data_home=tmp_path)
 
 
 def test_gzipped_copy_in_data_home_loads(tmp_path):

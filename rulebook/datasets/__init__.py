@@ -3,17 +3,21 @@
 Every loader returns ``(X, y)``: a :class:`pandas.DataFrame` of features with
 their original column names (nominal columns stay strings, missing values
 stay NaN unless ``dropna=True``) and a :class:`pandas.Series` named as the
-target. Seven small datasets ship with the package; the others load from a
-directory of the published CSV files (``data_home``).
+target. Thirteen datasets ship with the package, gzipped, and load by name
+(``load_dataset("adult")``); the other eleven load from a directory of the
+published CSV files (``data_home``). ``rulebook/datasets/data/README.md``
+gives each shipped file's source and licence, and why the others do not
+ship.
 
 Registry
 --------
 DATASETS         Facts about each dataset (:class:`DatasetInfo`).
 list_datasets    One-row-per-dataset summary table.
 load_dataset     Load any registered dataset by name.
+dataset_files    Paths of a dataset's CSV files, as published.
 
-Shipped datasets
-----------------
+Named loaders of shipped datasets
+---------------------------------
 load_titanic, load_tic_tac_toe, load_breast_cancer, load_insurance,
 load_used_cars, load_diabetes, load_ships
 
@@ -23,7 +27,7 @@ make_noisy_parity, make_friedman1, make_friedman2, make_friedman3
 """
 
 from ._generators import make_friedman1, make_friedman2, make_friedman3, make_noisy_parity
-from ._loaders import load_dataset
+from ._loaders import dataset_files, load_dataset
 from ._registry import DATASETS, DatasetInfo, list_datasets
 from ._shipped import (
     load_breast_cancer,
@@ -40,6 +44,7 @@ __all__ = [
     "DatasetInfo",
     "list_datasets",
     "load_dataset",
+    "dataset_files",
     "load_titanic",
     "load_tic_tac_toe",
     "load_breast_cancer",

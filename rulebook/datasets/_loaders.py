@@ -5,6 +5,10 @@ says which files, target and dropped columns; the only per-dataset code is the
 short table ``_PREPARE`` below, for the two datasets the README asks to reshape
 (digits5, ships). Every call reads the files afresh, so callers own the
 returned frames and may modify them freely.
+
+Shipped datasets are gzipped copies of the published CSV files in the
+package's ``data`` directory; pandas infers the compression from the name, so
+a plain or gzipped file in ``data_home`` loads the same way.
 """
 
 from importlib import resources
@@ -15,7 +19,7 @@ import pandas as pd
 
 from ._registry import DATASETS
 
-__all__ = ["load_dataset"]
+__all__ = ["dataset_files", "load_dataset"]
 
 # Paper 1's digits5 problem: the digit 5 against the digits it is most often
 # confused with; 1, 4 and 7 are left out.
@@ -65,45 +69,84 @@ def _read_csv(path):
     return pd.read_csv(path, compression="infer")
 
 
-def _read_shipped(info):
-    data = resources.files("rulebook.datasets") / "data"
-    frames = []
+def _shipped_paths(info):
+    # An installed package is a directory (wheels are unpacked), so the
+    # resource is a real file that any tool can open by its path.
+    data = Path(resources.files("rulebook.datasets") / "data")
+    paths = []
     for file_name in info.files:
-        for candidate in (file_name, file_name + ".gz"):
-            resource = data / candidate
-            if resource.is_file():
-                # as_file gives a real path (even from a zip), which keeps
-                # pandas' compression inference by file name.
-                with resources.as_file(resource) as path:
-                    frames.append(_read_csv(path))
-                break
-        else:
+        path = _existing(data, file_name)
+        if path is None:
             raise FileNotFoundError(
                 f"Package data {file_name!r} of dataset {info.name!r} is missing; "
                 "the rulebook installation is incomplete"
             )
-    return frames
+        paths.append(path)
+    return paths
 
 
-def _read_from(info, data_home):
+def _data_home_paths(info, data_home):
+    files = ", ".join(info.files)
     if data_home is None:
         raise ValueError(
-            f"Dataset {info.name!r} is not shipped with rulebook; pass "
-            f"data_home=<directory containing {', '.join(info.files)}> "
-            "(for example the shared/datasets folder of the repository)"
+            f"Dataset {info.name!r} is not shipped with rulebook; download "
+            f"{files} (source: {info.source}) into a directory and pass "
+            "data_home=<that directory>"
         )
     directory = Path(data_home).expanduser()
-    frames = []
+    paths = []
     for file_name in info.files:
         path = _existing(directory, file_name)
         if path is None:
             raise ValueError(
                 f"Dataset {info.name!r} needs {file_name!r}, which is not in "
                 f"data_home={str(directory)!r}; pass data_home pointing to the "
-                "directory that holds the benchmark CSV files"
+                f"directory that holds {files} (plain or gzipped)"
             )
-        frames.append(_read_csv(path))
-    return frames
+        paths.append(path)
+    return paths
+
+
+def dataset_files(name, *, data_home=None):
+    """Paths of the CSV files a dataset is read from, as published.
+
+    The raw files, before :func:`load_dataset` applies the papers' rules
+    (dropped columns, concatenation, subsets): useful to look at a file
+    as it was published, or as a stand-in for a table of your own.
+
+    Parameters
+    ----------
+    name : str
+        Dataset name, a key of :data:`DATASETS`.
+    data_home : str or path-like, optional
+        Directory holding the files of a dataset that is not shipped.
+        Ignored for shipped datasets.
+
+    Returns
+    -------
+    paths : tuple of pathlib.Path
+        One path per file of the dataset, in concatenation order. Shipped
+        files are gzip-compressed (``.csv.gz``); :func:`pandas.read_csv`
+        infers the compression from the name.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown, or if the dataset is not shipped and
+        ``data_home`` is missing or lacks its files.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> path, = dataset_files("insurance")
+    >>> path.name
+    'insurance.csv.gz'
+    >>> pd.read_csv(path).columns.tolist()
+    ['age', 'sex', 'bmi', 'children', 'smoker', 'region', 'charges']
+    """
+    info = _lookup(name)
+    paths = _shipped_paths(info) if info.shipped else _data_home_paths(info, data_home)
+    return tuple(paths)
 
 
 def _label_dtype(y, task):
@@ -129,9 +172,10 @@ def load_dataset(name, *, data_home=None, dropna=False):
     name : str
         Dataset name, a key of :data:`DATASETS`.
     data_home : str or path-like, optional
-        Directory holding the CSV files of non-shipped datasets (the
-        repository's ``shared/datasets``). Ignored for shipped datasets,
-        which always load from the package so results are reproducible.
+        Directory holding the CSV files, plain or gzipped, of a dataset
+        that is not shipped (the ``source`` column of :func:`list_datasets`
+        says where to get them). Ignored for shipped datasets, which always
+        load from the package so results are reproducible.
     dropna : bool, default=False
         Drop rows with a missing value in any kept column. By default
         missing values are kept, since rulebook handles NaN natively; the
@@ -161,7 +205,7 @@ def load_dataset(name, *, data_home=None, dropna=False):
     ((1043, 7), 'Survived')
     """
     info = _lookup(name)
-    frames = _read_shipped(info) if info.shipped else _read_from(info, data_home)
+    frames = [_read_csv(path) for path in dataset_files(name, data_home=data_home)]
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     frame = _PREPARE.get(info.name, lambda f: f)(frame)
     frame = frame.drop(columns=list(info.drop))

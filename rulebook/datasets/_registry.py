@@ -219,7 +219,7 @@ _INFOS = (
         target="class",
         positive=1,
         drop=(),
-        shipped=False,
+        shipped=True,
         source="UCI Banknote Authentication (Lohweg, 2012), UCI id 267",
         licence=_UCI,
         paper_reg_lambda=None,
@@ -234,7 +234,7 @@ _INFOS = (
         target="class",
         positive=1,
         drop=(),
-        shipped=False,
+        shipped=True,
         source="UCI MAGIC Gamma Telescope (Bock, 2004), UCI id 159",
         licence=_UCI,
         paper_reg_lambda=None,
@@ -253,7 +253,7 @@ _INFOS = (
         target="output",
         positive=1,
         drop=(),
-        shipped=False,
+        shipped=True,
         source=(
             "UCI Adult / Census Income (Becker & Kohavi, 1996), UCI id 2; the "
             "training file without rows that had missing values"
@@ -274,7 +274,7 @@ _INFOS = (
         target="target",
         positive=1,
         drop=(),
-        shipped=False,
+        shipped=True,
         source=(
             "UCI Optical Recognition of Handwritten Digits (Alpaydin & Kaynak, "
             "1998), UCI id 80, training and test files (5620 rows)"
@@ -540,12 +540,16 @@ _INFOS = (
         target="new",
         positive=None,
         drop=("LGA", "lga_pid", "LGADisplay", "data_date", "file_processed_date", "rate"),
-        shipped=False,
+        shipped=True,
         source=(
             "Victorian Department of Health, COVID-19 cases by local government "
             "area, 8 August 2022 (DataVic)"
         ),
-        licence="DataVic publishes under CC BY 4.0 (not re-verified for this file)",
+        licence=(
+            "CC BY 4.0, DataVic's default licence for Victorian Government "
+            "data ((c) State of Victoria, Department of Health); the dataset "
+            "page was not re-checked when the copy was made"
+        ),
         paper_reg_lambda=None,
         paper_propositions=None,
         description=(
@@ -583,12 +587,17 @@ _INFOS = (
             "Date", "Brooklyn Bridge", "Manhattan Bridge", "Williamsburg Bridge",
             "Queensboro Bridge",
         ),
-        shipped=False,
+        shipped=True,
         source=(
             "NYC Department of Transportation, bicycle counts for East River "
             "bridges (2016), NYC Open Data"
         ),
-        licence="NYC Open Data terms of use; no licence stated on the file",
+        licence=(
+            "None stated on the file; daily counts published by a New York "
+            "City agency, whose data the city's Open Data Law (Local Law 11 of "
+            "2012, Admin. Code 23-502(d)) makes available without licence "
+            "requirement or restrictions on use"
+        ),
         paper_reg_lambda=None,
         paper_propositions=None,
         description=(
@@ -618,8 +627,9 @@ def list_datasets() -> pd.DataFrame:
     --------
     >>> table = list_datasets()
     >>> table.loc[table["shipped"], "name"].tolist()  # doctest: +NORMALIZE_WHITESPACE
-    ['titanic', 'tic_tac_toe', 'breast_cancer', 'insurance', 'used_cars',
-     'diabetes', 'ships']
+    ['titanic', 'tic_tac_toe', 'breast_cancer', 'banknote', 'magic', 'adult',
+     'digits5', 'insurance', 'used_cars', 'diabetes', 'ships', 'covid_vic',
+     'bicycle']
     """
     rows = [
         {
