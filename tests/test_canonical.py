@@ -118,3 +118,39 @@ def test_quoted_values_round_trip_raw_in_json():
     again = RuleEnsemble.from_json(model.to_json())
     assert again == model and str(again) == str(model)
     np.testing.assert_array_equal(again.predict(X), [0.5, 2.5, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("params", [
+    {"learner": "greedy", "max_rule_length": None},
+    {"learner": "greedy"},
+    {"learner": "optimal", "max_bins": 16},
+    {"learner": "orthogonal", "max_rule_length": None},
+])
+def test_every_learner_prints_one_condition_per_column(params):
+    """Fitted rules, printed: no column appears twice in a rule, and each
+    rule's length is its number of columns."""
+    from rulebook import RuleBoostingClassifier
+    from rulebook.datasets import load_titanic
+
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=8, verbose=0, **params).fit(X, y)
+    for rule in model.ensemble_:
+        conditions = rule.query.condition_strings()
+        columns = [group[0].feature for group in rule.query.conditions]
+        assert len(set(columns)) == len(columns) == len(rule)
+        for text, column in zip(conditions, columns):
+            assert text.count(column) == 1, text
+        if params.get("max_rule_length", "auto") == "auto":
+            assert len(rule) <= 2
+
+
+def test_rulefit_rules_are_canonical():
+    from rulebook import RuleFitClassifier
+    from rulebook.datasets import load_titanic
+
+    X, y = load_titanic()
+    model = RuleFitClassifier(max_rules=10).fit(X, y)
+    for rule in model.ensemble_:
+        columns = [group[0].feature for group in rule.query.conditions]
+        assert len(set(columns)) == len(columns)
+        assert Query(rule.query.propositions) == rule.query
