@@ -13,11 +13,13 @@ each rule the intercept and all weights are re-fitted jointly
 
 import time
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from ._progress import reporting, set_status
 from .corrective import corrective_weights
 from .losses import newton_rule_weight
 from .objectives import OBJECTIVES, ORTHOGONAL, second_order_weight
@@ -77,7 +79,8 @@ def fit_boosting(setup):
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
-        result = _search(setup, _problem(setup, g, h, rows), basis)
+        with _round_progress(setup.progress, t):
+            result = _search(setup, _problem(setup, g, h, rows), basis)
         G = float(g[result.rows].sum())
         # Orthogonal: the projected gradient's sum decides (g^T q itself is
         # ~0 for a query in the span of the rules after a corrective re-fit).
@@ -114,6 +117,34 @@ def fit_boosting(setup):
         if setup.progress is not None:
             setup.progress.update(1)
     return intercept, rules, _history_frame(history)
+
+
+def _round_progress(bar, t):
+    """Within the block, a long search shows its progress after the bar.
+
+    E.g. ``round 3: 12k nodes, best 0.0131, certified >= 0.42``: the
+    certified ratio ``best / upper bound`` only rises as the search goes
+    on, so it is an honest estimate of how far the round is from its end
+    (1.0: proven optimal), where a time estimate would not be.
+    """
+    if bar is None or getattr(bar, "disable", False):
+        return nullcontext()
+    bar.set_postfix_str(f"round {t}", refresh=False)  # drawn by the next update
+
+    def show(nodes, best, certified_ratio, threads):
+        on = f" on {threads} threads" if threads > 1 else ""
+        set_status(bar, f"round {t}: {_count(nodes)} nodes{on}, best {best:.4g}, "
+                        f"certified \u2265 {certified_ratio:.2f}")
+
+    return reporting(show)
+
+
+def _count(n):
+    """``n`` in at most four characters and a suffix: 950, 12k, 3.4M."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= size:
+            return f"{n / size:.2g}{suffix}" if n < 10 * size else f"{n / size:.0f}{suffix}"
+    return str(int(n))
 
 
 def _history_frame(records):
@@ -172,7 +203,11 @@ class _WeightState:
 
     def __init__(self, setup):
         self.setup = setup
-        self.Q = np.zeros((len(setup.y), setup.n_rules))
+        # Column-major: a round writes one column, which is then contiguous.
+        # Row-major, writing a column touched one page per row of a matrix
+        # that np.zeros maps lazily: 11 s in one uninterruptible statement
+        # for the first rule of 5000 on 10^5 rows (and all of its 4 GB).
+        self.Q = np.zeros((len(setup.y), setup.n_rules), order="F")
         self.t = 0
         self.n_iter = 0
 

@@ -13,8 +13,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from tqdm.auto import tqdm
 
+from ._progress import INTERRUPTED, is_interrupt, round_bar
 from ._validation import (
     NOMINAL,
     as_frame,
@@ -180,7 +180,27 @@ class _RuleBoosting(BaseEstimator):
             target checks.
         TypeError
             Sparse input or columns of unsupported dtype.
+        KeyboardInterrupt
+            On Ctrl-C or a kernel interrupt: within about 0.05 s in the
+            greedy and optimal searches and the corrective re-fits; the
+            orthogonal learner's compiled search first ends its round (0.1
+            to 0.6 s on 5000 to 20000 rows with its default ``max_nodes``).
+            The estimator is then unfitted: the attributes of an earlier
+            fit are removed too, never mixed with this one's.
         """
+        try:
+            return self._fit(X, y, sample_weight)
+        except (KeyboardInterrupt, SystemError) as error:
+            # Ctrl-C / a kernel interrupt: no half-fitted estimator (the
+            # attributes validate_data sets first would describe this X while
+            # a previous fit's ensemble_ described another), and one short
+            # line instead of a traceback through the search's threads.
+            if not is_interrupt(error):
+                raise
+            self._forget_fit()
+            raise KeyboardInterrupt(INTERRUPTED) from None
+
+    def _fit(self, X, y, sample_weight):
         self._check_params()
         frame = as_frame(X)
         # On the caller's X, not on ``frame``: the names x0, x1, ... that
@@ -199,17 +219,13 @@ class _RuleBoosting(BaseEstimator):
         binner = Binner(self.max_bins, cut_points, self.max_categories)
         X_binned = binner.fit_transform(frame, weights)
         allowed = None if specs is None else _allowed_of(binner, specs)
-        # tqdm.auto: a widget in notebooks, text elsewhere; delay keeps quick
-        # fits silent.
-        progress = tqdm(total=self.n_rules, desc="boosting", disable=not self.verbose,
-                        leave=False, delay=2.0)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)
         if allowed is not None and not _honours_allowed(learner, objective):
             raise ValueError("propositions is supported by the greedy and optimal learners with "
                              "the standard objectives; got learner="
                              f"{self.learner!r}, objective={objective!r}.")
-        with progress:
+        with round_bar(self.n_rules, self.verbose) as progress:
             intercept, rules, history = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner if allowed is None else _PaperBinner(binner),
                 y=y_encoded, sample_weight=weights,
@@ -225,6 +241,13 @@ class _RuleBoosting(BaseEstimator):
                                       tuple(f.name for f in binner.features_), by_name)
         self.history_ = history
         return self
+
+    def _forget_fit(self):
+        """Remove every fitted attribute (``*_`` and the prediction state)."""
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
+            delattr(self, name)
+        for name in ("_feature_kinds", "_categories"):
+            self.__dict__.pop(name, None)
 
     def _max_rule_length(self):
         """The length limit in force (None: unlimited); see ``max_rule_length``."""

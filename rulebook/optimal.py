@@ -66,6 +66,7 @@ import numba
 import numpy as np
 
 from . import _bnb_kernels as bnb
+from . import _progress as progress
 from . import _bound_kernels as kernels
 from . import _search_kernels as search_kernels
 from ._atoms import atom_problem
@@ -103,8 +104,10 @@ class OptimalLearner:
     time_limit : float > 0, "auto" or None, default="auto"
         Stop a round's search after this many seconds (None: no limit);
         ``"auto"`` is ``AUTO_TIME_LIMIT`` = 2 s per round, so that a default
-        fit of 10 rules takes at most about 20 s. Checked every few hundred
-        node expansions; the root is always expanded, and the search starts
+        fit of 10 rules takes at most about 20 s. Checked about every 0.05 s
+        (``_BranchAndBound.CALL_SECONDS``, also how soon Ctrl-C is
+        handled) and at least every 512 node expansions; the root is always
+        expanded, and the search starts
         from the greedy query, so a stopped round returns a query at least
         as good as greedy refinement's, with its certified ratio
         ``value / upper bound`` in ``history_["certified_ratio"]`` (1.0:
@@ -453,14 +456,23 @@ def ratio_order(problem):
 class _BranchAndBound:
     """One run of Algorithm 1, driving the resumable kernel ``run_search``."""
 
-    # Node expansions per kernel call between two checks of the clock.
+    # Most node expansions per kernel call between two checks of the clock.
     BATCH = 512
+    # Longest wall time aimed at per kernel call. The compiled loop cannot
+    # be interrupted: Python handles Ctrl-C, checks the deadline and reports
+    # progress only between calls. An expansion costs about a microsecond on
+    # a thousand atoms but 3 ms on friedman1 (2000 rows, 32 bins, no length
+    # limit), where 512 of them took 1.7 s; so each state sizes its calls
+    # from the last call's seconds per expansion (``_call``).
+    CALL_SECONDS = 0.05
     # Wall time aimed at per parallel batch: the threads meet in Python
     # after each (about 0.4 ms on 2 cores), so batches grow from BATCH
     # expansions until they last about this long. Measured on mobile
     # prices' 8th round (2 threads): fixed 512-expansion batches spent 4%
     # of the search meeting; 2048, 2%.
     PARALLEL_BATCH_SECONDS = 0.025
+    # Longest parallel batch (a bound, not an aim: see ``_run_parallel``).
+    MAX_PARALLEL_BATCH_SECONDS = 0.25
     # Work before a search is split over threads, in expansions times words
     # per extent (what an expansion's bitset operations scale with):
     # smaller searches (most rounds on most data) run serially, without
@@ -526,6 +538,8 @@ class _BranchAndBound:
         self._setup_pools()
         self._started = started
         self.trace = []
+        self.chunk = self.BATCH  # expansions per kernel call (see _call)
+        self._reported = started  # when progress was last reported
 
     def _setup_data(self):
         """Rows in ratio order, propositions in search order, their bitsets."""
@@ -673,7 +687,13 @@ class _BranchAndBound:
         return end - head
 
     def _call(self, batch):
-        """One call of the kernel; returns its status after growing arrays."""
+        """One call of the kernel; returns its status after growing arrays.
+
+        At most ``self.chunk`` expansions, which follows the measured cost
+        of an expansion so that a call lasts about ``CALL_SECONDS``.
+        """
+        batch = min(batch, self.chunk)
+        before, started = int(self.istate[bnb.EXPANDED]), time.perf_counter()
         status = bnb.run_search(
             self.Xp, self.gp, self.hp, self.cp, self.problem.n_bins, self.pf, self.pop,
             self.pb, self.bits, self.full, self.code, self.n_total, self.reg_lambda,
@@ -681,20 +701,28 @@ class _BranchAndBound:
             *self.open, *self.rec, self.store_ext, self.rec_ext, *self.aug, self.istate,
             self.fstate, self.counters, *self.scratch, self.shared, self.best_extra,
             *self.column_scratch, self.col_props, self.qcols, self.acols)
+        done = int(self.istate[bnb.EXPANDED]) - before
+        if done:
+            per_expansion = (time.perf_counter() - started) / done
+            self.chunk = int(min(self.BATCH, max(1, self.CALL_SECONDS / per_expansion)))
         if status == bnb.GROW:
             self._grow()
         return status
 
-    def _work(self, budget):
+    def _work(self, budget, until):
         """Expand up to ``budget`` queries (one thread of a parallel search).
 
         Stops early once another thread has ended its batch, and then asks
         the others to stop (``self.shared[1]``): no thread waits for a
-        slower one at the meeting point.
+        slower one at the meeting point. Also stops at the clock time
+        ``until`` (checked between kernel calls).
         """
         stop = int(self.istate[bnb.EXPANDED]) + budget
+        # Several calls when expansions are slow (``_call``): the flag and
+        # the clock are then also checked between calls, so that an
+        # interrupt (which sets the flag) waits for one short call only.
         while (self._n_open() and self.istate[bnb.EXPANDED] < stop
-               and self.shared[1] == 0.0):
+               and self.shared[1] == 0.0 and time.perf_counter() < until):
             if self._call(stop - int(self.istate[bnb.EXPANDED])) == bnb.DONE:
                 break
         self.shared[1] = 1.0
@@ -733,6 +761,7 @@ class _BranchAndBound:
                 break
             if status == bnb.IMPROVED:
                 self._record()
+            self._report()
         self._record()
 
     def _run_parallel(self, max_nodes, deadline):
@@ -746,7 +775,8 @@ class _BranchAndBound:
         """
         self.helpers = [self._spawn() for _ in range(self.n_jobs - 1)]
         batch = self.BATCH
-        with ThreadPoolExecutor(len(self.workers)) as pool:
+        pool = ThreadPoolExecutor(len(self.workers))
+        try:
             while True:
                 for idle in (w for w in self.workers if not w._n_open()):
                     busiest = max(self.workers, key=lambda w: w._n_open())
@@ -765,10 +795,38 @@ class _BranchAndBound:
                 before = self.best_value
                 self.shared[1] = 0.0
                 started = time.perf_counter()
-                list(pool.map(lambda w: w._work(budget), busy))
+                # Batches grow while they are short; one that turns out slow
+                # (expensive nodes) still ends at the deadline, and after
+                # MAX_PARALLEL_BATCH_SECONDS, for the progress reports.
+                until = started + self.MAX_PARALLEL_BATCH_SECONDS
+                if deadline is not None:
+                    until = min(until, deadline)
+                for future in [pool.submit(w._work, budget, until) for w in busy]:
+                    future.result()
                 batch = self._next_batch(batch, time.perf_counter() - started, deadline)
                 if self.best_value > before:
                     self._record()
+                self._report()
+        except KeyboardInterrupt:
+            # Only the main thread sees Ctrl-C, while it waits for the
+            # workers; the flag ends their batch at their next pop or call.
+            self.shared[1] = 1.0
+            raise
+        finally:
+            # Waits for the workers' current kernel calls (``CALL_SECONDS``):
+            # they use this search's arrays, which must outlive them.
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _report(self):
+        """Tell the fit's progress bar what the search knows, a few times a second."""
+        now = time.perf_counter()
+        if now < self._reported + progress.REPORT_INTERVAL or not progress.wants_reports():
+            return
+        self._reported = now
+        upper = self.upper_bound()
+        ratio = 1.0 if upper <= self.best_value else self.best_value / upper
+        progress.report(nodes=self.n_expanded, best=self.best_value, certified_ratio=ratio,
+                        threads=len(self.workers))
 
     def _next_batch(self, batch, seconds, deadline):
         """Expansions per thread for the next parallel batch.

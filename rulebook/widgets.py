@@ -36,6 +36,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import traitlets
+from tqdm.auto import tqdm
 
 from . import charts
 from ._formatting import format_number, format_weight
@@ -519,7 +520,8 @@ class BoostingExplorer(widgets.VBox):
 class LearnerComparison(widgets.VBox):
     """Fit several rule learners on the same data and compare them round by round.
 
-    Each available learner is fitted (a progress bar counts the fits); then
+    Each available learner is fitted (a progress bar counts the fits while
+    they run, then the widget's own bar shows they are done); then
     a slider picks a round and the widget shows the rule each learner chose
     in that round with its weight, training loss and test score, marking
     where they differ, a table of all rounds side by side, and the
@@ -614,16 +616,26 @@ class LearnerComparison(widgets.VBox):
             self.progress.layout.display = "none"
         self.add_class("rb-comparison")
         self.models = {}
-        for name in available:
-            self.progress.description = name
-            if task == "binary":
-                estimator = RuleBoostingClassifier(n_rules=n_rules, learner=name, verbose=verbose, **params)
-            else:
-                loss = "poisson" if task == "poisson" else "squared"
-                estimator = RuleBoostingRegressor(n_rules=n_rules, learner=name, loss=loss, verbose=verbose,
-                                                  **params)
-            self.models[name] = estimator.fit(self.X_train, self.y_train)
-            self.progress.value += 1
+        # The widget is displayed only once __init__ returns, so its own
+        # IntProgress cannot show the fits: a bar of tqdm.auto does (a
+        # widget in a notebook, text elsewhere), shown at once and removed
+        # after the last fit; each fit adds its per-round bar below it.
+        bar = tqdm(total=len(available), desc="comparing learners", disable=not verbose,
+                   leave=False, bar_format="{desc}: {n_fmt}/{total_fmt} fits|{bar}| [{elapsed}{postfix}]")
+        with bar:
+            for name in available:
+                self.progress.description = name
+                bar.set_postfix_str(f"fitting {name}")
+                if task == "binary":
+                    estimator = RuleBoostingClassifier(n_rules=n_rules, learner=name, verbose=verbose,
+                                                       **params)
+                else:
+                    loss = "poisson" if task == "poisson" else "squared"
+                    estimator = RuleBoostingRegressor(n_rules=n_rules, learner=name, loss=loss,
+                                                      verbose=verbose, **params)
+                self.models[name] = estimator.fit(self.X_train, self.y_train)
+                self.progress.value += 1
+                bar.update(1)
         self.progress.description = "fitted"
         self.progress.bar_style = "success"
         self.rules = _rules_side_by_side(self.models)

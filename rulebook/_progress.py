@@ -1,0 +1,87 @@
+"""Progress of a fit: the round bar, news from inside a long round, interrupts.
+
+The boosting loop owns the bar (one step per round). A search that runs
+for long inside a round (the optimal learner's branch and bound) reports
+what it knows through :func:`report`, which does nothing unless a fit
+installed a reporter with :func:`reporting`: the learners keep their plain
+``search(problem)`` signature, and a search run outside a fit costs one
+context-variable lookup per report.
+"""
+
+import contextvars
+import time
+from contextlib import contextmanager
+
+from tqdm.auto import tqdm
+
+# Seconds between two reports from inside a round: a few updates a second
+# are readable, and each costs a redraw (a widget message in a notebook).
+REPORT_INTERVAL = 0.25
+
+# Message of the KeyboardInterrupt a fit re-raises when it is interrupted.
+INTERRUPTED = "fit interrupted; the estimator is left unfitted"
+
+# No remaining-time estimate: rounds differ in length by orders of
+# magnitude (a certified optimal round can take 1000 times a greedy one),
+# so tqdm's extrapolation over rounds was misleading ("02:25 left" at 70%).
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} rounds [{elapsed}{postfix}]"
+
+_REPORTER = contextvars.ContextVar("rulebook_round_reporter", default=None)
+
+
+def round_bar(n_rules, verbose, desc="boosting"):
+    """The bar over boosting rounds: shown once a fit has run for 2 s."""
+    # tqdm.auto: a widget in notebooks, text elsewhere; delay keeps quick
+    # fits silent.
+    return tqdm(total=n_rules, desc=desc, disable=not verbose, leave=False, delay=2.0,
+                bar_format=BAR_FORMAT)
+
+
+def set_status(bar, text):
+    """Show ``text`` after the bar, drawing it only once its delay is over."""
+    if bar is None or getattr(bar, "disable", False):
+        return
+    # refresh draws the bar at once, even before tqdm's ``delay`` (which
+    # only ``update`` honours): a fit shorter than that stays silent.
+    started = getattr(bar, "start_t", None)
+    due = started is None or time.time() >= started + getattr(bar, "delay", 0.0)
+    bar.set_postfix_str(text, refresh=due)
+
+
+@contextmanager
+def reporting(callback):
+    """Within the block, :func:`report` calls ``callback(**status)``."""
+    token = _REPORTER.set(callback)
+    try:
+        yield
+    finally:
+        _REPORTER.reset(token)
+
+
+def report(**status):
+    """Tell the fit's reporter, if any, how the current round is going."""
+    callback = _REPORTER.get()
+    if callback is not None:
+        callback(**status)
+
+
+def is_interrupt(error):
+    """True if ``error`` is, or was caused by, a ``KeyboardInterrupt``.
+
+    A signal handled while a numba kernel boxes its result (Python code run
+    by ``numba.core.serialize._numba_unpickle``) reaches the caller as a
+    ``SystemError`` "returned a result with an exception set" whose cause is
+    the ``KeyboardInterrupt``: seen with the orthogonal learner's kernel.
+    """
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def wants_reports():
+    """True inside :func:`reporting` (a search may skip computing a status)."""
+    return _REPORTER.get() is not None
