@@ -5,13 +5,15 @@ Prints one row per dataset: the median fit time of rulebook's greedy learner
 equal-frequency binning into at most 255 bins ("binned"), their ratios
 (below 1 means rulebook is faster) and the training ROC AUC / R^2 of each model
 as a sanity check. Then, in fresh subprocesses, the time to import rulebook
-and fit it once on titanic with a cold and with a warm numba cache.
+and fit it once on titanic with a cold and with a warm numba cache, for each
+of the greedy, optimal and orthogonal learners.
 
 Run from the repository root::
 
     python benchmarks/bench_greedy.py                     # everything
     python benchmarks/bench_greedy.py --datasets titanic magic --repeat 5
     python benchmarks/bench_greedy.py --boomer-python /path/to/boomer-venv/bin/python
+    python benchmarks/bench_greedy.py --compile-time-only  # cold/warm first fits only
 
 See benchmarks/README.md for what is measured and the fairness caveats.
 """
@@ -56,6 +58,8 @@ def parse_args():
                         help="interpreter with mlrl-boomer installed (env BOOMER_PYTHON)")
     parser.add_argument("--skip-compile-time", action="store_true")
     parser.add_argument("--compile-time-only", action="store_true")
+    parser.add_argument("--compile-learners", nargs="+", default=list(COMPILE_LEARNERS),
+                        choices=COMPILE_LEARNERS, help="learners timed by the compile-time runs")
     return parser.parse_args()
 
 
@@ -131,34 +135,51 @@ _COMPILE_SNIPPET = """
 import json, sys, time
 start = time.perf_counter()
 from rulebook import RuleBoostingClassifier
-imported = time.perf_counter()
+imported, cpu_imported = time.perf_counter(), time.process_time()
 from rulebook.datasets import load_dataset
 X, y = load_dataset("titanic", data_home=sys.argv[1])  # not timed
-loaded = time.perf_counter()
-RuleBoostingClassifier(n_rules=10, learner="greedy", reg_lambda=1.0, max_bins=255).fit(X, y)
-print(json.dumps({"import": imported - start, "fit": time.perf_counter() - loaded}))
+loaded, cpu_loaded = time.perf_counter(), time.process_time()
+model = RuleBoostingClassifier(n_rules=10, learner=sys.argv[2], verbose=0).fit(X, y)
+fitted, cpu_fitted = time.perf_counter(), time.process_time()
+model.fit(X, y)  # the same fit again in the same process: no compilation left
+print(json.dumps({"import": imported - start, "import_cpu": cpu_imported, "fit": fitted - loaded,
+                  "refit": time.perf_counter() - fitted,
+                  "compile_cpu": 2 * cpu_fitted - cpu_loaded - time.process_time()}))
 """
 
+COMPILE_LEARNERS = ("greedy", "optimal", "orthogonal")
 
-def compile_times(data_home):
-    """Import + first fit on titanic in fresh interpreters, cold then warm numba cache."""
-    print("\nnumba compile time: import rulebook + first fit of 10 greedy rules on titanic, "
-          "each in a fresh `python -c`")
-    with tempfile.TemporaryDirectory() as cache:
-        # A new empty NUMBA_CACHE_DIR makes the first run compile every kernel;
-        # the second run reuses what the first wrote (cache=True kernels only).
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        for label in ("cold", "warm"):
-            out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET, str(data_home)],
-                                 env=env, capture_output=True, text=True)
-            if out.returncode != 0:
-                print(f"  {label}: failed\n{out.stderr}")
-                return
-            t = json.loads(out.stdout.strip().splitlines()[-1])
-            total = t["import"] + t["fit"]
-            verdict = "ok" if total < COMPILE_TARGETS[label] else "OVER TARGET"
-            print(f"  {label} cache: import {t['import']:.2f} s + fit {t['fit']:.2f} s = "
-                  f"{total:.2f} s  (target < {COMPILE_TARGETS[label]:.0f} s: {verdict})")
+
+def compile_times(data_home, learners=COMPILE_LEARNERS):
+    """Import + first fit on titanic in fresh interpreters, cold then warm numba cache.
+
+    Per learner, a new empty NUMBA_CACHE_DIR makes the first process compile
+    every kernel the fit uses; a second process then loads them from the
+    cache (cache=True kernels only). ``compile`` is the first fit minus a
+    second fit in the same process: the time spent compiling or loading;
+    ``cpu`` is the same difference in CPU time, steadier than wall time on a
+    machine shared with other work (numba compiles on one thread).
+    """
+    print("\nnumba compile time: import rulebook + first fit of 10 rules (the "
+          "defaults) on titanic, each in a fresh `python -c` with an empty "
+          "NUMBA_CACHE_DIR (cold), then again with the cache it wrote (warm)")
+    for learner in learners:
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            for label in ("cold", "warm"):
+                out = subprocess.run(
+                    [sys.executable, "-c", _COMPILE_SNIPPET, str(data_home), learner],
+                    env=env, capture_output=True, text=True)
+                if out.returncode != 0:
+                    print(f"  {learner} {label}: failed\n{out.stderr}")
+                    break
+                t = json.loads(out.stdout.strip().splitlines()[-1])
+                total = t["import"] + t["fit"]
+                verdict = "ok" if total < COMPILE_TARGETS[label] else "OVER TARGET"
+                print(f"  {learner:<10} {label} cache: import {t['import']:5.2f} s + fit "
+                      f"{t['fit']:6.2f} s = {total:6.2f} s (compile {t['fit'] - t['refit']:6.2f} s, "
+                      f"cpu: import {t['import_cpu']:5.2f} s, compile {t['compile_cpu']:6.2f} s; "
+                      f"target < {COMPILE_TARGETS[label]:.0f} s: {verdict})", flush=True)
 
 
 def boomer_version(python):
@@ -191,7 +212,7 @@ def print_header(args):
 def main():
     args = parse_args()
     if args.compile_time_only:
-        compile_times(args.data_home)
+        compile_times(args.data_home, args.compile_learners)
         return
     # Both libraries run their threads on libgomp (numba's "omp" threading
     # layer, BOOMER's OpenMP). With GOMP's default wait policy a parallel
@@ -232,7 +253,7 @@ def main():
                for key, places in digits.items() if key in column}
     print(table.to_string(index=False, formatters=formats, na_rep="-"))
     if not args.skip_compile_time:
-        compile_times(args.data_home)
+        compile_times(args.data_home, args.compile_learners)
 
 
 if __name__ == "__main__":

@@ -271,7 +271,10 @@ def _child_columns(qcols, col_props, f, max_length, out):
 def _query_extent(record, rec_parent, rec_prop, bits, full, ext):
     # OUT: ext (W,) the bitset of the query of ``record`` (AND along the
     # chain of records; ``full`` has a bit per active row).
-    ext[:] = full
+    # Loops, not ``ext[:] = full``: a slice assignment compiles numba's
+    # shape check and its formatted error message (string code).
+    for w in range(ext.shape[0]):
+        ext[w] = full[w]
     r = record
     while r >= 0:
         p = rec_prop[r]
@@ -1161,7 +1164,8 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             # Large data: implications from per-feature counts (m x d)
             # rather than one n / 64-word test per proposition.
             _implied_by_node(Xp, rows, m, n_bins, pf, pop, pb, counts, lo_hi, implied)
-            known[:] = node
+            for j in range(known.shape[0]):  # a loop: see _query_extent
+                known[j] = node
         have_implied = False  # node_implied is filled on first need
         if max_length > 0:
             _query_columns(q, rec_parent, rec_prop, pf, col_props, qcols)

@@ -10,9 +10,12 @@ RULEBOOK_PARALLEL_MIN_WORK : rows x features below which a node is scanned
     serially; threads only pay off on large nodes (default 65536).
 """
 
+import functools
 import os
 
 import numba
+from numba.core import types
+from numba.core.registry import CPUDispatcher
 
 CACHE = os.environ.get("RULEBOOK_NUMBA_CACHE", "1") != "0"
 
@@ -32,9 +35,31 @@ G_H_DTYPE = np.float64
 ROW_INDEX_DTYPE = np.intp
 
 
+def _unliteral_call_template(dispatcher, args, kws):
+    # Numba types a kernel's call to another kernel while the caller's types
+    # are still being inferred, so ``k = 0; ...; helper(k)`` first compiles
+    # ``helper`` for the literal ``Literal[int](0)`` and then again for
+    # ``int64`` once ``k += 1`` is seen: every helper reached through such a
+    # variable was compiled twice, the literal version never run (ten helpers
+    # of the optimal search, five of the orthogonal one: 2 s and 5 s of CPU
+    # of a cold first fit, benchmarks/README.md "Cold start"). Kernels take
+    # no arguments that need their literal value, so calls between kernels
+    # are typed by the plain types.
+    args = tuple(types.unliteral(a) for a in args)
+    kws = {name: types.unliteral(t) for name, t in kws.items()}
+    return CPUDispatcher.get_call_template(dispatcher, args, kws)
+
+
+def _compiled(func, **flags):
+    dispatcher = numba.njit(**{**_FLAGS, **flags})(func)
+    if isinstance(dispatcher, CPUDispatcher):  # not under NUMBA_DISABLE_JIT
+        dispatcher.get_call_template = functools.partial(_unliteral_call_template, dispatcher)
+    return dispatcher
+
+
 def jit(func):
     """Compile ``func`` lazily as a serial, cached, GIL-releasing kernel."""
-    return numba.njit(**_FLAGS)(func)
+    return _compiled(func)
 
 
 def jit_inline(func):
@@ -44,7 +69,7 @@ def jit_inline(func):
     not inlined increments and decrements the reference count of each
     array argument (two calls into numba's runtime per array per call).
     """
-    return numba.njit(inline="always", **_FLAGS)(func)
+    return _compiled(func, inline="always")
 
 
 def jit_parallel(func):
@@ -54,4 +79,4 @@ def jit_parallel(func):
     treats ``prange`` as ``range`` and the two variants give identical
     results because each thread writes only its own output slot.
     """
-    return numba.njit(parallel=True, **_FLAGS)(func)
+    return _compiled(func, parallel=True)
