@@ -6,6 +6,8 @@ Every error names the column or parameter and what would be valid
 
 import itertools
 import numbers
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -13,6 +15,22 @@ import pandas as pd
 from pandas.api import types as ptypes
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.validation import validate_data
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_stacklevel():
+    """``stacklevel`` for ``warnings.warn`` that points at the user's code.
+
+    The first frame outside the rulebook package, counted from the caller
+    of this function's caller: a warning about the data then names the
+    line that called ``fit`` (or ``predict``), however deep inside the
+    package it was raised.
+    """
+    frame, level = sys._getframe(2), 2
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 NUMERIC, NOMINAL = "numeric", "nominal"
 
@@ -339,5 +357,5 @@ def _warn_unseen(name, column, seen):
             f"column {name!r} has categories not seen in fit, e.g. {unseen[:3]}; "
             "they satisfy no '==' condition and every '!=' condition.",
             UserWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )

@@ -39,6 +39,7 @@ from pandas.api import types as ptypes
 
 from ._config import X_BINNED_DTYPE
 from ._validation import (
+    user_stacklevel,
     _ID_MIN_ROWS,
     MAX_CATEGORIES,
     NOMINAL,
@@ -249,7 +250,7 @@ def _with_text_numbers(frame, warn=False):
                 "pandas.to_numeric to silence this warning, or make it a pandas Categorical "
                 "to keep it nominal.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
     if not converted:
         return frame, set()
@@ -285,7 +286,7 @@ def _warn_if_row_identifier(label, values):
         "on it would pick rows by their number rather than by what was measured. Drop the "
         "column if it numbers or identifies the rows; ignore this warning if it is a measurement.",
         UserWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
 
 

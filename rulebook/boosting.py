@@ -23,6 +23,7 @@ from ._progress import reporting, set_status
 from .corrective import corrective_weights
 from .losses import newton_rule_weight
 from .objectives import OBJECTIVES, ORTHOGONAL, second_order_weight
+from .optimal import OptimalLearner, shorten_conditions
 from .orthogonal import ChannelProblem, OrthogonalBasis
 from .rules import Query, Rule
 from .search import SearchProblem
@@ -79,8 +80,9 @@ def fit_boosting(setup):
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
+        problem = _problem(setup, g, h, rows)
         with _round_progress(setup.progress, t):
-            result = _search(setup, _problem(setup, g, h, rows), basis)
+            result = _shortened(setup, problem, _search(setup, problem, basis))
         G = float(g[result.rows].sum())
         # Orthogonal: the projected gradient's sum decides (g^T q itself is
         # ~0 for a query in the span of the rules after a corrective re-fit).
@@ -225,6 +227,19 @@ class _WeightState:
         self.intercept, self.n_iter = fit.intercept, fit.n_iter
         rules = [replace(r, weight=float(w)) for r, w in zip(list(rules) + [rule], fit.weights)]
         return fit.intercept, rules, fit.intercept + Q @ fit.weights
+
+
+def _shortened(setup, problem, result):
+    """``result`` with an approximately shortest query of the same extent.
+
+    The optimal learner shortens its own queries; the others' (greedy and
+    orthogonal refinement add conditions that later ones can make redundant
+    on the training data) are shortened here, unless the learner says
+    ``shorten=False``. Same rows, so the same weight and objective.
+    """
+    if isinstance(setup.learner, OptimalLearner) or not getattr(setup.learner, "shorten", True):
+        return result
+    return replace(result, conditions=shorten_conditions(problem, result.conditions, result.rows))
 
 
 def _problem(setup, g, h, rows):

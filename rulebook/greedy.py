@@ -26,9 +26,23 @@ from .search import SearchResult
 class GreedyLearner:
     """Greedy refinement base learner (``learner="greedy"``).
 
-    It has no options yet; the class exists so that every learner is
-    configured the same way (an instance passed as ``learner=``).
+    Parameters
+    ----------
+    shorten : bool, default=True
+        Replace each round's query by an approximately shortest one with
+        the same extent on the training data, as the optimal learner does
+        (greedy refinement can add a condition that later ones make
+        redundant). ``False`` keeps the refinement path as found, as in the
+        papers' greedy learner.
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 3.2, last paragraph (shortest equivalent).
     """
+
+    shorten: bool = True
 
     name = "greedy"
 

@@ -1045,3 +1045,37 @@ def shortest_equivalent(problem, props, rows, space=None):
     search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
                              len(rows), keep)
     return tuple(int(p) for p in best[keep])
+
+
+def shorten_conditions(problem, conditions, rows):
+    """A learner's query replaced by an approximately shortest equivalent one.
+
+    :func:`shortest_equivalent` for queries given as ``(feature, op, bin)``
+    triples, as the greedy and orthogonal learners return them: the result
+    covers the same training rows (``rows`` within ``problem.rows``), with
+    no more propositions and no more columns; propositions that are
+    redundant on the training data are dropped (Boley et al. 2021, end of
+    Section 3.2, which does this for the optimal learner's queries).
+
+    Parameters
+    ----------
+    problem : SearchProblem
+    conditions : tuple of (int, int, int)
+    rows : ndarray of int
+        The query's extent.
+
+    Returns
+    -------
+    tuple of (int, int, int)
+        ``conditions`` itself if a proposition lies outside the searched
+        propositions of ``problem`` (nothing to choose from then).
+    """
+    if len(conditions) <= 1:
+        return tuple(conditions)
+    space = _PropositionSpace.of(problem)
+    number = {space.condition(p): p for p in range(len(space))}
+    props = [number.get(tuple(int(v) for v in c)) for c in conditions]
+    if any(p is None for p in props):
+        return tuple(conditions)
+    return space.conditions(shortest_equivalent(problem, tuple(sorted(props)), rows, space))
+

@@ -154,3 +154,30 @@ def test_rulefit_rules_are_canonical():
         columns = [group[0].feature for group in rule.query.conditions]
         assert len(set(columns)) == len(columns)
         assert Query(rule.query.propositions) == rule.query
+
+
+@pytest.mark.parametrize("learner", ["greedy", "orthogonal"])
+def test_greedy_and_orthogonal_rules_have_no_redundant_condition(learner):
+    """Shortened as the optimal learner's are: on the training data, dropping
+    any proposition of a rule changes the rows it covers. With
+    ``GreedyLearner(shorten=False)`` greedy's raw refinement path stays."""
+    from rulebook import GreedyLearner, RuleBoostingClassifier
+    from rulebook.datasets import load_titanic
+
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=10, learner=learner, max_rule_length=None,
+                                   max_bins=16, verbose=0).fit(X, y)
+    for rule in model.ensemble_:
+        extent = rule.query.evaluate(X)
+        for p in rule.query:
+            rest = Query(tuple(q for q in rule.query if q != p))
+            assert (rest.evaluate(X) != extent).any(), (str(rule.query), str(p))
+    raw = RuleBoostingClassifier(n_rules=10, learner=GreedyLearner(shorten=False),
+                                 max_rule_length=None, max_bins=16, verbose=0).fit(X, y)
+    redundant = 0
+    for rule in raw.ensemble_:
+        extent = rule.query.evaluate(X)
+        redundant += sum(
+            not (Query(tuple(q for q in rule.query if q != p)).evaluate(X) != extent).any()
+            for p in rule.query)
+    assert redundant > 0  # what shortening removes (greedy refinement leaves some)
