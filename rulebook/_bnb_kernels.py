@@ -1175,10 +1175,11 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
         for k in range(first, last):
             a, b, crit = aug_a[k], aug_b[k], aug_c[k]
             if (max_length > 0 and rec_length[q] >= max_length
-                    and not _uses_feature(q, pf[a], rec_parent, rec_prop, pf)):
-                # A new column beyond the length limit, in q p_a and in all
-                # extensions of q (columns only accumulate): dropped here
-                # and so from every list below q.
+                    and not qcols[a >> 6] >> np.uint64(a & 63) & np.uint64(1)):
+                # A new column (qcols: the propositions on q's columns)
+                # beyond the length limit, in q p_a and in all extensions
+                # of q (columns only accumulate): dropped here and so from
+                # every list below q.
                 continue
             if check_core and crit < tail:
                 # eq. 3.8: the witness crit (q_parent p_a -> p_crit, q_parent

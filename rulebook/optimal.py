@@ -1069,6 +1069,12 @@ def shorten_conditions(problem, conditions, rows):
     tuple of (int, int, int)
         ``conditions`` itself if a proposition lies outside the searched
         propositions of ``problem`` (nothing to choose from then).
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 3.2, last paragraph.
     """
     if len(conditions) <= 1:
         return tuple(conditions)
