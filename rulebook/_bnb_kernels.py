@@ -665,6 +665,10 @@ def _code_class_bound(ext, bits, a, codes, direct, max_classes, gkey, gid, gstam
     counter[0] += 1
     stamp = counter[0]
     T = gid.shape[0]
+    # Linear probing ends only while the table has a free slot: never keep
+    # more than half of it (the search sizes T >= 2 n, so this binds only
+    # for a small table).
+    max_classes = min(max_classes, T // 2)
     log_t, t = 0, T
     while t > 1:
         t >>= 1

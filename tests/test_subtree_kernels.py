@@ -120,10 +120,7 @@ def positions_problem(problem_extent, seed, n_codes, dense_bits=0):
     return problem, order, positions, ext, codes, stats
 
 
-# derandomize: some random draws hang in _code_class_bound (seen with
-# --hypothesis-seed=6 and 12, the hashed table of 4 slots); open bug, noted
-# for the next session. The fixed draw sequence passes and keeps CI from hanging.
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=300, deadline=None)
 @given(problems_with_extent(integer_stats=True), st.integers(1, 6), st.integers(0, 2**32 - 1),
        st.booleans())
 def test_code_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, n_codes, seed,
@@ -151,7 +148,9 @@ def test_code_class_bound_is_the_maximum_over_unions_of_classes(problem_extent, 
                                 *scratch)
     if len(members) <= T // 2:
         assert got == best
-    # Given up (no bound) once the extent spans more classes than allowed.
+    # Given up (no bound) once the extent spans more classes than allowed,
+    # or than half the table holds (asked for more, it must not probe a full
+    # table forever: seen with 5 classes in 4 slots).
     if members:
         assert bnb._code_class_bound(ext, full[None, :], 0, codes, direct, len(members) - 1,
                                      *scratch) == np.inf
