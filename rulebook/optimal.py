@@ -524,7 +524,7 @@ class _BranchAndBound:
         self.istate[bnb.BEST_RECORD], self.istate[bnb.BEST_PROP] = 0, -1
         # Further propositions of the best query (count, then the
         # propositions), set when a subtree solved exactly holds it.
-        self.best_extra = np.zeros(65, np.int64)
+        self.best_extra = np.zeros(max(65, int(problem.n_bins.max()) + 2), np.int64)
         # A seed query (the greedy one) better than the root is the first
         # incumbent: the kernel improves on it only by a strictly larger
         # value, so a best value equal to the seed's means the seed is best.
@@ -556,12 +556,20 @@ class _BranchAndBound:
         # tail augmentation and so get the fewest augmentations. Sizes (in
         # atoms) do not change between the rounds of a fit, which search
         # the same atoms (the same array, ``_atoms``): the order is kept.
+        # Under a length limit, one column's propositions are contiguous
+        # instead (``_column_rank``): the last condition of a query is then
+        # solved per column (``bnb._solve_columns``).
+        by_column = self.limit > 0
         last = _LAST_SEARCH_ORDER.get("entry")
-        if last is not None and last[0]() is p.X_binned and last[1] is space:
+        if (last is not None and last[0]() is p.X_binned and last[1] is space
+                and last[3] == by_column):
             rank, self.props, self.pf, self.pop, self.pb = last[2]
         else:
-            sizes = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
-            rank = np.argsort(sizes, kind="stable")
+            if by_column:
+                rank = np.argsort(_column_rank(p, space.feature[props]), kind="stable")
+            else:
+                sizes = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
+                rank = np.argsort(sizes, kind="stable")
             self.props = props[rank]  # search index -> proposition number
             self.pf = space.feature[self.props]
             self.pop = space.op[self.props]
@@ -569,7 +577,7 @@ class _BranchAndBound:
             kept = (rank, self.props, self.pf, self.pop, self.pb)
             for array in kept:
                 array.flags.writeable = False  # shared by later rounds
-            _LAST_SEARCH_ORDER["entry"] = (weakref.ref(p.X_binned), space, kept)
+            _LAST_SEARCH_ORDER["entry"] = (weakref.ref(p.X_binned), space, kept, by_column)
         self.bits = np.ascontiguousarray(bits[rank])
         full = np.zeros(W, np.uint64)
         n = len(root)
@@ -625,7 +633,13 @@ class _BranchAndBound:
     def _new_column_scratch(self):
         """Per-thread work arrays of the length limit (columns of a query)."""
         PW = self.row_props.shape[1]
-        self.column_scratch = (np.zeros(64, np.int64),)  # a solve's new-column bits
+        B = int(self.problem.n_bins.max()) + 1
+        # A solve's new-column bits; a node's list entries on new columns,
+        # their per-bin sums, sort keys, order and hull chains
+        # (``bnb._solve_columns``).
+        self.column_scratch = (np.zeros(64, np.int64), np.empty(len(self.props), np.int64),
+                               np.empty((3, B)), np.empty(B), np.empty(B, np.int64),
+                               np.empty((4, B), np.int64))
         # Without a limit the closure is over all columns: all ones, once.
         self.qcols = np.full(PW, np.uint64(0xFFFFFFFFFFFFFFFF))
         self.acols = np.full(PW, np.uint64(0xFFFFFFFFFFFFFFFF))
@@ -948,6 +962,7 @@ class _BranchAndBound:
             "pruned_bound_subtree": int(c[bnb.BOUND_SUBTREE]),
             "class_bounds_computed": int(c[bnb.CLASS_TRIED]),
             "subtrees_solved": int(c[bnb.SUBTREE_SOLVED]),
+            "columns_solved": int(c[bnb.COLUMNS_SOLVED]),
             "certified": bool(certified),
             "certified_ratio": float(ratio),
             "upper_bound": float(upper),
@@ -955,6 +970,22 @@ class _BranchAndBound:
             "threads": len(self.workers),
             "trace": tuple(self.trace),
         }
+
+
+def _column_rank(problem, feature):
+    """Search order of the columns under a length limit, per proposition.
+
+    Columns with few conditions come first: the first columns of a query
+    are enumerated node by node (every interval, or category set, of the
+    column can be a node), its last condition is solved per column at once
+    (``bnb._solve_columns``, cost linear in its rows, quadratic in its
+    bins). A numeric column of ``k`` bins has about ``k^2 / 2`` intervals, a
+    nominal one up to ``2^k`` category sets. Ties keep column order.
+    """
+    k = np.asarray(problem.n_bins, dtype=np.float64)
+    conditions = np.where(problem.is_nominal, 2.0 ** np.minimum(k, 60), k * k / 2)
+    column = np.argsort(np.argsort(conditions, kind="stable"), kind="stable")
+    return column[feature]
 
 
 def _rebalance(source, target):
