@@ -66,9 +66,10 @@ import numba
 import numpy as np
 
 from . import _bnb_kernels as bnb
-from . import _progress as progress
 from . import _bound_kernels as kernels
+from . import _progress as progress
 from . import _search_kernels as search_kernels
+from . import pair_search
 from ._atoms import atom_problem
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
@@ -358,6 +359,8 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
         raise ValueError(f"order={order!r} is not supported; valid orders are {list(ORDERS)}")
     started = time.perf_counter()
     time_limit = resolve_time_limit(time_limit)
+    if pair_search.applies(problem) and max_nodes is None and approximation == 1.0:
+        return _two_condition_search(problem, time_limit, seed_greedy, shorten, started)
     seed = _greedy_seed(problem) if seed_greedy else None
     search = _BranchAndBound(problem, order, approximation, started, _n_threads(n_jobs), seed)
     search.run(max_nodes, None if time_limit is None else started + time_limit)
@@ -986,6 +989,31 @@ def _column_rank(problem, feature):
     conditions = np.where(problem.is_nominal, 2.0 ** np.minimum(k, 60), k * k / 2)
     column = np.argsort(np.argsort(conditions, kind="stable"), kind="stable")
     return column[feature]
+
+
+def _two_condition_search(problem, time_limit, seed_greedy, shorten, started):
+    """``optimal_search`` for a limit of 1 or 2 conditions (:mod:`rulebook.pair_search`)."""
+    seed = None
+    if seed_greedy:
+        from .greedy import greedy_search
+
+        greedy = greedy_search(problem)
+        if greedy.conditions:
+            seed = (float(greedy.value), list(greedy.conditions))
+    root = problem.rows
+    root_bound = float(kernels.bound(root, len(root), problem.g, problem.h, problem.c,
+                                     int(problem.objective), problem.n_total,
+                                     float(problem.reg_lambda)))
+    deadline = None if time_limit is None else started + time_limit
+    conditions, value, stats = pair_search.pair_search(problem, deadline=deadline, seed=seed,
+                                                       started=started, root_bound=root_bound)
+    conditions = sorted(tuple(int(v) for v in c) for c in conditions)
+    rows = root
+    for condition in conditions:
+        rows = problem.refine(rows, condition)
+    if shorten:
+        conditions = shorten_conditions(problem, conditions, rows)
+    return SearchResult(tuple(conditions), value, np.sort(rows), stats)
 
 
 def _rebalance(source, target):

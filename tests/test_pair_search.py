@@ -1,0 +1,175 @@
+"""The two-condition search (``rulebook.pair_search``, ``rulebook._pair_kernels``)
+against enumeration: its one-column solvers, its range bound and the whole
+search, which ``optimal_search`` uses for a limit of 1 or 2 conditions."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulebook import _pair_kernels as kernels
+from rulebook import pair_search as pair_module
+from rulebook.optimal import optimal_search
+
+from conftest import binned_problems
+from test_optimal import SMALL, assert_consistent, brute_force
+
+
+def value(G, H, n2, lam):
+    return G * G / (n2 * (lam + H))
+
+
+def random_sums(rng, nb, integer):
+    if integer:
+        g = rng.integers(-4, 5, nb).astype(float)
+        h = rng.integers(0, 4, nb).astype(float)
+    else:
+        g, h = rng.normal(size=nb), rng.random(nb) * (rng.random(nb) < 0.8)
+    empty = rng.random(nb) < 0.2
+    g[empty], h[empty] = 0.0, 0.0
+    return g, h
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 16), st.sampled_from([0.5, 1.0, 4.0]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_best_interval_is_the_best_of_all_intervals(nb, lam, integer, seed):
+    """Every interval of bins but all of them (not a condition)."""
+    g, h = random_sums(np.random.default_rng(seed), nb, integer)
+    got, lo, hi = kernels.best_interval(g, h, nb, 10.0, lam, np.empty((2, nb + 1), np.int64),
+                                        np.empty((2, nb + 1)))
+    expected = max([value(g[s:t + 1].sum(), h[s:t + 1].sum(), 10.0, lam)
+                    for s in range(nb) for t in range(s, nb) if (s, t) != (0, nb - 1)],
+                   default=0.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+    if integer:
+        assert got == expected
+    if nb >= 2:
+        assert 0 <= lo <= hi < nb and (lo, hi) != (0, nb - 1)
+        np.testing.assert_allclose(value(g[lo:hi + 1].sum(), h[lo:hi + 1].sum(), 10.0, lam),
+                                   got, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 9), st.sampled_from([0.5, 1.0, 4.0]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_best_set_is_the_best_of_all_expressible_sets(nb, lam, integer, seed):
+    """Every nonempty proper set of categories (all of them for one category)."""
+    g, h = random_sums(np.random.default_rng(seed), nb, integer)
+    sets = [s for size in range(1, nb + 1) for s in itertools.combinations(range(nb), size)
+            if size < nb or nb == 1]
+    expected = max(value(g[list(s)].sum(), h[list(s)].sum(), 10.0, lam) for s in sets)
+    order = np.empty(nb, np.int64)
+    got, kind, size = kernels.best_set(g, h, nb, 10.0, lam, np.empty(nb), order)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+    if integer:
+        assert got == expected
+    members = np.empty(nb, np.bool_)
+    kernels.set_members(kind, size, order, nb, members)
+    assert 0 < members.sum() and (members.sum() < nb or nb == 1)
+    np.testing.assert_allclose(value(g[members].sum(), h[members].sum(), 10.0, lam), got,
+                               rtol=1e-12, atol=1e-15)
+
+
+def limited_problem(problem, limit, lam):
+    problem.objective, problem.max_rule_length = 2, limit
+    problem.reg_lambda = lam
+    return problem
+
+
+@settings(max_examples=300, deadline=None)
+@given(binned_problems(integer_stats=True, **SMALL), st.integers(1, 2),
+       st.sampled_from([0.01, 1.0, 100.0]), st.booleans())
+def test_pair_search_equals_brute_force(problem, limit, lam, seeded):
+    """Exact against every conjunction on at most ``limit`` columns: numeric
+    and nominal columns, ties, missing bins; with or without the greedy seed."""
+    problem = limited_problem(problem, limit, lam)
+    assert pair_module.applies(problem)
+    expected = brute_force(problem)
+    result = optimal_search(problem, seed_greedy=seeded)
+    assert result.value == expected
+    assert_consistent(problem, result)
+    assert result.stats["certified"] and result.stats["certified_ratio"] == 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(binned_problems(max_rows=30, max_features=5), st.sampled_from([0.01, 1.0]))
+def test_pair_search_equals_brute_force_with_real_sums(problem, lam):
+    """Real-valued statistics: equal up to rounding."""
+    problem = limited_problem(problem, 2, lam)
+    expected = brute_force(problem)
+    result = optimal_search(problem)
+    np.testing.assert_allclose(result.value, expected, rtol=1e-9, atol=1e-12)
+    assert_consistent(problem, result)
+
+
+@settings(max_examples=50, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=30, max_features=5))
+def test_a_stopped_search_reports_an_honest_bound(problem):
+    """Stopped before the pairs: its value is at least the best single
+    condition's, and its upper bound is at least the optimum."""
+    problem = limited_problem(problem, 2, 1.0)
+    expected = brute_force(problem)
+    conditions, got, stats = pair_module.pair_search(problem, deadline=0.0)
+    assert got <= expected <= stats["upper_bound"] + 1e-12
+    problem.max_rule_length = 1
+    assert got >= brute_force(problem)
+    if not stats["certified"]:
+        assert stats["certified_ratio"] <= 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 7), st.booleans(), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
+    """The bound of the first node of a pair is at least the best pair of
+    conditions, computed over every condition on c (``search_pair`` never
+    prunes the optimum: checked by running it from best = 0)."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    xc, xf = rng.integers(0, Bc + 1, n), rng.integers(0, Bf + 1, n)  # Bc, Bf: missing
+    g, h = rng.integers(-4, 5, n).astype(float), rng.integers(0, 4, n).astype(float)
+    lam, n2 = 1.0, 2.0 * n
+    position = np.arange(Bc + 1, dtype=np.int64)
+    cum = np.empty((4, Bc + 1, Bf))
+    kernels.pair_grid(xc, xf, position, Bc, Bf, g, h, cum)
+    both = (xc < Bc) & (xf < Bf)
+    if c_nominal:
+        c_sets = [set(s) for k in range(1, Bc + 1) for s in itertools.combinations(range(Bc), k)
+                  if k < Bc or Bc == 1]
+    else:
+        c_sets = [set(range(s, t + 1)) for s in range(Bc) for t in range(s, Bc)
+                  if (s, t) != (0, Bc - 1)]
+    if f_nominal:
+        f_sets = [set(s) for k in range(1, Bf + 1) for s in itertools.combinations(range(Bf), k)
+                  if k < Bf or Bf == 1]
+    else:
+        f_sets = [set(range(s, t + 1)) for s in range(Bf) for t in range(s, Bf)
+                  if (s, t) != (0, Bf - 1)]
+    expected = 0.0
+    for A, J in itertools.product(c_sets, f_sets):
+        rows = both & np.isin(xc, list(A)) & np.isin(xf, list(J))
+        expected = max(expected, value(g[rows].sum(), h[rows].sum(), n2, lam))
+    if c_nominal and Bc > 62:
+        pytest.skip("not branched on")
+    stack = np.empty((4 * (Bc + 2), 4), np.int64)
+    stack[0] = (0, 0, 0, 0) if c_nominal else (-1, Bc - 2, 0, Bc - 1)
+    bounds = np.full(len(stack), np.inf)
+    state = np.zeros(kernels.N_STATE, np.int64)
+    state[kernels.TOP] = 0 if (not c_nominal and Bc < 2) else 1
+    best = np.zeros(2)
+    B = max(Bc, Bf) + 1
+    in_c, in_f = np.zeros(Bc, np.bool_), np.zeros(Bf, np.bool_)
+    status = kernels.search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds,
+                                 state, best, 10**6, in_c, in_f, np.empty((5, B)),
+                                 np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
+                                 np.empty(B), np.empty(B, np.int64))
+    assert status == kernels.DONE
+    if not c_sets or not f_sets:
+        return
+    assert best[0] == expected
+    if best[1]:
+        rows = both & in_c[np.minimum(xc, Bc - 1)] & (xc < Bc) & in_f[np.minimum(xf, Bf - 1)]
+        assert value(g[rows].sum(), h[rows].sum(), n2, lam) == best[0]
