@@ -241,7 +241,7 @@ def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order):
 
 @jit
 def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state, best,
-                budget, in_c, in_f, work, hull, prefix, keys, order):
+                shared, budget, in_c, in_f, work, hull, prefix, keys, order):
     """Branch and bound over the conditions on c, each solved on f.
 
     A node is a range of conditions on c: for numeric c the intervals of
@@ -263,10 +263,13 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
     ``budget`` nodes per call.
 
     IN/OUT: stack (S, 4) int64 and bounds (S,) (a node's parent bound, for
-    the anytime upper bound), state, best[0] (raised on improvement; then
-    in_c[:Bc] holds the positions of c and in_f[:Bf] the bins of f of the
-    best pair, and best[1] = 1.0). SCRATCH: work (5, Bf), hull (2, Bf + 1)
-    int64, prefix (2, Bf + 1), keys (Bf,), order (Bf,) int64.
+    the anytime upper bound), state, best[0] (this thread's best value,
+    raised on improvement; then in_c[:Bc] holds the positions of c and
+    in_f[:Bf] the bins of f of the best pair, and best[1] = 1.0),
+    shared[0] (the best value of all threads, read at every node and
+    raised on improvement: a lost update between threads only weakens
+    pruning). SCRATCH: work (5, Bf), hull (2, Bf + 1) int64, prefix
+    (2, Bf + 1), keys (Bf,), order (Bf,) int64.
 
     Returns DONE (stack empty) or BATCH (budget spent).
     """
@@ -278,7 +281,8 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
         state[TOP] -= 1
         top = state[TOP]
         a0, a1, b0, b1 = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
-        if bounds[top] <= best[0]:
+        threshold = max(best[0], shared[0])
+        if bounds[top] <= threshold:
             state[PRUNED] += 1
             continue
         state[NODES] += 1
@@ -287,9 +291,11 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
                 state[LEAVES] += 1
                 v, x, y = _solve_f(work[0], work[1], Bf, f_nominal, n2, lam, hull, prefix,
                                    keys, order)
-                if v > best[0]:
+                if v > threshold:
                     best[0] = v
                     best[1] = 1.0
+                    if v > shared[0]:
+                        shared[0] = v
                     _members_c(c_nominal, Bc, a0, a1, b0, b1, in_c)
                     _members_f(f_nominal, Bf, x, y, order, in_f)
             continue
@@ -300,9 +306,9 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
             v, _, _ = _solve_f(work[4], work[1], Bf, f_nominal, n2, lam, hull, prefix, keys,
                                order)
             upper = max(upper, v)
-            if side == 0 and upper > best[0] and _nonnegative(work, Bf):
+            if side == 0 and upper > threshold and _nonnegative(work, Bf):
                 break  # N == 0 everywhere: the second side is A alone
-        if upper <= best[0]:
+        if upper <= threshold:
             state[PRUNED] += 1
             continue
         _split(c_nominal, a0, a1, b0, b1, stack, bounds, state, upper)

@@ -360,7 +360,8 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     started = time.perf_counter()
     time_limit = resolve_time_limit(time_limit)
     if pair_search.applies(problem) and max_nodes is None and approximation == 1.0:
-        return _two_condition_search(problem, time_limit, seed_greedy, shorten, started)
+        return _two_condition_search(problem, time_limit, seed_greedy, shorten, started,
+                                     _n_threads(n_jobs))
     seed = _greedy_seed(problem) if seed_greedy else None
     search = _BranchAndBound(problem, order, approximation, started, _n_threads(n_jobs), seed)
     search.run(max_nodes, None if time_limit is None else started + time_limit)
@@ -991,7 +992,7 @@ def _column_rank(problem, feature):
     return column[feature]
 
 
-def _two_condition_search(problem, time_limit, seed_greedy, shorten, started):
+def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_jobs):
     """``optimal_search`` for a limit of 1 or 2 conditions (:mod:`rulebook.pair_search`)."""
     seed = None
     if seed_greedy:
@@ -1006,7 +1007,8 @@ def _two_condition_search(problem, time_limit, seed_greedy, shorten, started):
                                      float(problem.reg_lambda)))
     deadline = None if time_limit is None else started + time_limit
     conditions, value, stats = pair_search.pair_search(problem, deadline=deadline, seed=seed,
-                                                       started=started, root_bound=root_bound)
+                                                       started=started, root_bound=root_bound,
+                                                       n_jobs=n_jobs)
     conditions = sorted(tuple(int(v) for v in c) for c in conditions)
     rows = root
     for condition in conditions:

@@ -30,7 +30,9 @@ References
    features. ICML. Section 3 (bounds over ranges of thresholds).
 """
 
+import itertools
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -79,10 +81,10 @@ def _conditions(feature, nominal, nb, members):
     return out
 
 
-class _PairSearch:
-    """State of one search: the best query, the pairs left, the counters."""
+class _Columns:
+    """The active rows' bin codes and statistics, shared by the workers."""
 
-    def __init__(self, problem, seed):
+    def __init__(self, problem):
         rows = problem.rows
         self.X = np.asfortranarray(problem.X_binned[rows]).astype(np.int64)
         self.g, self.h = problem.g[rows], problem.h[rows]
@@ -90,56 +92,47 @@ class _PairSearch:
         self.lam = float(problem.reg_lambda)
         self.n_bins = np.asarray(problem.n_bins, np.int64)
         self.nominal = np.asarray(problem.is_nominal, bool)
-        B = int(self.n_bins.max()) + 1 if len(self.n_bins) else 1
-        self.scratch = dict(work=np.empty((5, B)), hull=np.empty((2, B + 1), np.int64),
-                            prefix=np.empty((2, B + 1)), keys=np.empty(B),
-                            order=np.empty(B, np.int64))
-        # The root (the empty query, all rows) is the first incumbent.
-        G, H = float(self.g.sum()), float(self.h.sum())
-        self.best = np.array([G * G / (self.n2 * (self.lam + H)), 0.0])
-        self.query = []
-        self.state = np.zeros(kernels.N_STATE, np.int64)
-        self.singles = np.zeros(len(self.n_bins))
-        self.trace = []
-        if seed is not None and seed[0] > self.best[0]:
-            self.best[0], self.query = seed[0], list(seed[1])
+        self.B = int(self.n_bins.max()) + 1 if len(self.n_bins) else 1
 
-    # -- one column ------------------------------------------------------------
-
-    def _usable(self, f):
+    def usable(self, f):
+        """Whether column f has a condition (a numeric column needs 2 bins)."""
         return self.n_bins[f] >= (1 if self.nominal[f] else 2)
 
-    def solve_singles(self):
-        """Each column's best condition; the best of them if it beats the seed."""
-        B = len(self.scratch["keys"])
-        sums = np.empty((2, B))
-        members = np.empty(B, np.bool_)
-        s = self.scratch
+    def root_value(self):
+        G, H = float(self.g.sum()), float(self.h.sum())
+        return G * G / (self.n2 * (self.lam + H))
+
+    def singles(self):
+        """Each column's best condition: ``(values, best value, its conditions)``."""
+        B = self.B
+        sums, members = np.empty((2, B)), np.empty(B, np.bool_)
+        hull, prefix = np.empty((2, B + 1), np.int64), np.empty((2, B + 1))
+        keys, order = np.empty(B), np.empty(B, np.int64)
+        values = np.zeros(len(self.n_bins))
+        best, query = -np.inf, []
         for f in range(len(self.n_bins)):
-            if not self._usable(f):
+            if not self.usable(f):
                 continue
             nb = int(self.n_bins[f])
             kernels.column_sums(self.X[:, f], self.g, self.h, nb, sums)
             if self.nominal[f]:
                 value, kind, size = kernels.best_set(sums[0], sums[1], nb, self.n2, self.lam,
-                                                     s["keys"], s["order"])
-                kernels.set_members(kind, size, s["order"], nb, members)
+                                                     keys, order)
+                kernels.set_members(kind, size, order, nb, members)
             else:
                 value, lo, hi = kernels.best_interval(sums[0], sums[1], nb, self.n2, self.lam,
-                                                      s["hull"], s["prefix"])
+                                                      hull, prefix)
                 members[:nb] = False
                 members[lo: hi + 1] = True
-            self.singles[f] = value
-            if value > self.best[0]:
-                self.best[0] = value
-                self.query = _conditions(f, self.nominal[f], nb, members)
+            values[f] = value
+            if value > best:
+                best, query = value, _conditions(f, self.nominal[f], nb, members)
+        return values, best, query
 
-    # -- pairs ---------------------------------------------------------------------
-
-    def pairs(self):
+    def pairs(self, singles):
         """``(c, f)`` per pair of usable columns, c the one branched on
         (fewer conditions), strongest single columns first."""
-        usable = [f for f in range(len(self.n_bins)) if self._usable(f)]
+        usable = [f for f in range(len(self.n_bins)) if self.usable(f)]
         k = self.n_bins.astype(np.float64)
         size = np.where(self.nominal, 2.0 ** np.minimum(k, 60), k * k / 2)
         out = []
@@ -149,30 +142,47 @@ class _PairSearch:
                 if self.nominal[c] and self.n_bins[c] > MAX_BRANCHED_CATEGORIES:
                     c, f = f, c
                 out.append((c, f))
-        out.sort(key=lambda pair: -(self.singles[pair[0]] + self.singles[pair[1]]))
+        out.sort(key=lambda pair: -(singles[pair[0]] + singles[pair[1]]))
         return out
 
+
+class _Worker:
+    """One thread's search of pairs: its stack, sums per cell and best query."""
+
+    def __init__(self, columns, value, query, shared):
+        self.columns, self.shared = columns, shared
+        B = columns.B
+        self.scratch = (np.empty((5, B)), np.empty((2, B + 1), np.int64),
+                        np.empty((2, B + 1)), np.empty(B), np.empty(B, np.int64))
+        self.best = np.array([value, 0.0])
+        self.query = list(query)
+        self.state = np.zeros(kernels.N_STATE, np.int64)
+        self.pair = None
+        self.pairs_done = 0
+        self.trace = []
+
     def start_pair(self, c, f):
-        """Sums per cell of the pair and the root range on the stack."""
-        Bc, Bf = int(self.n_bins[c]), int(self.n_bins[f])
+        """Sums per cell of the pair and its root range on the stack."""
+        cols = self.columns
+        Bc, Bf = int(cols.n_bins[c]), int(cols.n_bins[f])
         self.pair = (c, f, Bc, Bf)
         position = np.arange(Bc + 1, dtype=np.int64)
-        if self.nominal[c]:
-            # Categories in ratio order: the best ones are decided first.
+        if cols.nominal[c]:
+            # Categories by |ratio|: the strongest are decided first.
             sums = np.empty((2, Bc))
-            kernels.column_sums(self.X[:, c], self.g, self.h, Bc, sums)
+            kernels.column_sums(cols.X[:, c], cols.g, cols.h, Bc, sums)
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(sums[1] > 0, sums[0] / sums[1], np.sign(sums[0]) * np.inf)
-            rank = np.argsort(-np.abs(ratio), kind="stable")
+            rank = np.argsort(-np.abs(np.nan_to_num(ratio)), kind="stable")
             position[rank] = np.arange(Bc)
         self.bin_of = np.argsort(position[:Bc], kind="stable")  # position -> bin
         self.cum = np.empty((4, Bc + 1, Bf))
-        kernels.pair_grid(self.X[:, c], self.X[:, f], position, Bc, Bf, self.g, self.h,
+        kernels.pair_grid(cols.X[:, c], cols.X[:, f], position, Bc, Bf, cols.g, cols.h,
                           self.cum)
         depth = 4 * (Bc + 2)
         self.stack = np.empty((depth, kernels.STACK_WIDTH), np.int64)
         self.bounds = np.empty(depth)
-        self.stack[0] = (0, 0, 0, 0) if self.nominal[c] else (-1, Bc - 2, 0, Bc - 1)
+        self.stack[0] = (0, 0, 0, 0) if cols.nominal[c] else (-1, Bc - 2, 0, Bc - 1)
         self.bounds[0] = np.inf
         self.state[kernels.TOP] = 1
         self.in_c = np.zeros(Bc, np.bool_)
@@ -181,27 +191,59 @@ class _PairSearch:
     def step(self, budget):
         """One kernel call on the current pair; returns DONE or BATCH."""
         c, f, Bc, Bf = self.pair
-        s = self.scratch
-        status = kernels.search_pair(self.cum, Bc, Bf, bool(self.nominal[c]),
-                                     bool(self.nominal[f]), self.n2, self.lam, self.stack,
-                                     self.bounds, self.state, self.best, budget, self.in_c,
-                                     self.in_f, s["work"], s["hull"], s["prefix"], s["keys"],
-                                     s["order"])
+        cols = self.columns
+        status = kernels.search_pair(self.cum, Bc, Bf, bool(cols.nominal[c]),
+                                     bool(cols.nominal[f]), cols.n2, cols.lam, self.stack,
+                                     self.bounds, self.state, self.best, self.shared, budget,
+                                     self.in_c, self.in_f, *self.scratch)
         if self.best[1]:
             self.best[1] = 0.0
             members_c = np.zeros(Bc, np.bool_)
             members_c[self.bin_of[self.in_c]] = True
-            self.query = (_conditions(c, self.nominal[c], Bc, members_c)
-                          + _conditions(f, self.nominal[f], Bf, self.in_f))
+            self.query = (_conditions(c, cols.nominal[c], Bc, members_c)
+                          + _conditions(f, cols.nominal[f], Bf, self.in_f))
+        if status == kernels.DONE:
+            self.pair = None
+            self.pairs_done += 1
         return status
 
     def open_bound(self):
-        """Largest bound on the current pair's stack (0 when empty)."""
+        """Largest bound of the unfinished pair's ranges (0 when none)."""
         top = int(self.state[kernels.TOP])
-        return float(self.bounds[:top].max()) if top else 0.0
+        return float(self.bounds[:top].max()) if self.pair is not None and top else 0.0
+
+    def run(self, pairs, taken, deadline, started, report):
+        """Search pairs ``next(taken)`` until none is left, the deadline or a
+        stop; ``report()`` (if given) a few times a second."""
+        budget = FIRST_BUDGET
+        reported = time.perf_counter()
+        while self.shared[1] == 0.0:
+            if self.pair is None:
+                i = next(taken)  # atomic under the GIL
+                if i >= len(pairs):
+                    return
+                self.start_pair(*pairs[i])
+            before = time.perf_counter()
+            nodes = int(self.state[kernels.NODES] + self.state[kernels.PRUNED])
+            value = self.best[0]
+            self.step(budget)
+            now = time.perf_counter()
+            used = int(self.state[kernels.NODES] + self.state[kernels.PRUNED]) - nodes
+            if used:
+                budget = int(min(1 << 20, max(16, budget * CALL_SECONDS / max(now - before,
+                                                                              1e-6))))
+            if self.best[0] > value:
+                self.trace.append((int(self.state[kernels.NODES]), now - started,
+                                   float(self.best[0])))
+            if deadline is not None and now >= deadline:
+                return
+            if report is not None and now >= reported + progress.REPORT_INTERVAL:
+                reported = now
+                report()
 
 
-def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=np.inf):
+def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=np.inf,
+                n_jobs=1):
     """Best query of at most ``problem.max_rule_length`` (1 or 2) conditions.
 
     Parameters
@@ -218,83 +260,93 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     root_bound : float
         An upper bound of every query's value (the tight bound of all
         rows), which bounds the pairs not yet searched.
+    n_jobs : int >= 1
+        Threads; each searches whole pairs, all share the best value.
 
     Returns
     -------
     conditions : list of (feature, op, bin)
-        The best query found, in no particular order (empty: the root).
+        The best query found (empty: the root, all rows).
     value : float
     stats : dict
         ``nodes_expanded`` (ranges of conditions searched), ``leaves``
-        (single conditions solved on the other column), ``pruned``,
+        (single conditions on one column solved on the other), ``pruned``,
         ``pairs_searched``, ``pairs``, ``certified``, ``certified_ratio``,
-        ``upper_bound``, ``search_time``, ``threads`` (1) and ``trace``
+        ``upper_bound``, ``search_time``, ``threads`` and ``trace``
         ``((nodes, seconds, best value, upper bound), ...)``.
     """
     started = time.perf_counter() if started is None else started
-    search = _PairSearch(problem, seed)
-    search.solve_singles()
-    pairs = search.pairs() if problem.max_rule_length == 2 else []
-    done, finished = 0, True
-    budget = FIRST_BUDGET
-    last_report = started
-
-    def upper():
-        if done == len(pairs):
-            return search.best[0]
-        return max(search.best[0], min(root_bound, np.inf))
-
-    for c, f in pairs:
-        search.start_pair(c, f)
-        while True:
-            before = time.perf_counter()
-            nodes = int(search.state[kernels.NODES] + search.state[kernels.PRUNED])
-            improved_from = search.best[0]
-            status = search.step(budget)
-            spent = time.perf_counter() - before
-            used = int(search.state[kernels.NODES] + search.state[kernels.PRUNED]) - nodes
-            if used:
-                budget = int(min(1 << 20, max(16, budget * CALL_SECONDS / max(spent, 1e-6))))
-            if search.best[0] > improved_from:
-                search.trace.append((int(search.state[kernels.NODES]),
-                                     time.perf_counter() - started, float(search.best[0]),
-                                     float(upper())))
-            if status == kernels.DONE:
-                break
-            now = time.perf_counter()
-            if now >= last_report + progress.REPORT_INTERVAL and progress.wants_reports():
-                last_report = now
-                ub = upper()
-                progress.report(nodes=int(search.state[kernels.NODES]), best=search.best[0],
-                                certified_ratio=search.best[0] / ub if ub > 0 else 1.0,
-                                threads=1)
-            if deadline is not None and now >= deadline:
-                finished = False
-                break
-        if not finished:
-            break
-        done += 1
-        if deadline is not None and time.perf_counter() >= deadline and done < len(pairs):
-            finished = False
-            break
-    value = float(search.best[0])
-    if finished:
-        bound = value
-    else:
-        bound = max(value, search.open_bound(), root_bound)
+    columns = _Columns(problem)
+    singles, value, query = columns.singles()
+    candidates = [(columns.root_value(), [])]
+    if seed is not None:
+        candidates.append((float(seed[0]), list(seed[1])))
+    candidates.append((value, query))
+    value, query = max(candidates, key=lambda found: found[0])  # the first on ties
+    pairs = columns.pairs(singles) if problem.max_rule_length == 2 else []
+    shared = np.array([value, 0.0])  # best value of all threads, stop flag
+    n_threads = max(1, min(int(n_jobs), len(pairs)))
+    workers = [_Worker(columns, value, query, shared) for _ in range(n_threads)]
+    taken = itertools.count()
+    _run(workers, pairs, taken, deadline, started, root_bound)
+    best = max(workers, key=lambda w: w.best[0])  # the first on ties
+    value, query = float(best.best[0]), best.query
+    done = sum(w.pairs_done for w in workers)
+    finished = done == len(pairs)
+    bound = value
+    if not finished:
+        bound = max([value, root_bound] if done + sum(w.pair is not None for w in workers)
+                    < len(pairs) else [value] + [w.open_bound() for w in workers])
     seconds = time.perf_counter() - started
-    search.trace.append((int(search.state[kernels.NODES]), seconds, value, bound))
+    nodes = sum(int(w.state[kernels.NODES]) for w in workers)
+    # Improvements before the end: the pairs not yet searched are bounded
+    # by root_bound only.
+    trace = sorted((t[1], t[0], t[2]) for w in workers for t in w.trace)
+    early = float(max(value, root_bound))
     stats = {
-        "nodes_expanded": int(search.state[kernels.NODES]),
-        "leaves": int(search.state[kernels.LEAVES]),
-        "pruned": int(search.state[kernels.PRUNED]),
+        "nodes_expanded": nodes,
+        "leaves": sum(int(w.state[kernels.LEAVES]) for w in workers),
+        "pruned": sum(int(w.state[kernels.PRUNED]) for w in workers),
         "pairs_searched": done,
         "pairs": len(pairs),
         "certified": bool(finished),
         "certified_ratio": 1.0 if bound <= value else (value / bound if bound > 0 else 1.0),
         "upper_bound": float(bound),
         "search_time": seconds,
-        "threads": 1,
-        "trace": tuple(search.trace),
+        "threads": n_threads,
+        "trace": (tuple((n, t, v, early) for t, n, v in trace)
+                  + ((nodes, seconds, value, bound),)),
     }
-    return search.query, value, stats
+    return query, value, stats
+
+
+def _run(workers, pairs, taken, deadline, started, root_bound):
+    """The workers' searches: in this thread for one, else in a pool."""
+    shared = workers[0].shared
+
+    def report():
+        # Honest while pairs are left: they are bounded by root_bound only.
+        if progress.wants_reports():
+            best = float(shared[0])
+            progress.report(nodes=sum(int(w.state[kernels.NODES]) for w in workers),
+                            best=best, certified_ratio=min(1.0, best / root_bound)
+                            if root_bound > 0 else 1.0, threads=len(workers))
+
+    if len(workers) == 1:
+        workers[0].run(pairs, taken, deadline, started, report)
+        return
+    pool = ThreadPoolExecutor(len(workers))
+    try:
+        futures = [pool.submit(w.run, pairs, taken, deadline, started, None) for w in workers]
+        while not all(f.done() for f in futures):
+            wait(futures, timeout=progress.REPORT_INTERVAL)
+            report()
+        for f in futures:
+            f.result()
+    except KeyboardInterrupt:
+        # Only this thread sees Ctrl-C; the flag ends the workers' loops
+        # after their current kernel call (CALL_SECONDS).
+        shared[1] = 1.0
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

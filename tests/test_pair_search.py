@@ -81,14 +81,15 @@ def limited_problem(problem, limit, lam):
 
 @settings(max_examples=300, deadline=None)
 @given(binned_problems(integer_stats=True, **SMALL), st.integers(1, 2),
-       st.sampled_from([0.01, 1.0, 100.0]), st.booleans())
-def test_pair_search_equals_brute_force(problem, limit, lam, seeded):
+       st.sampled_from([0.01, 1.0, 100.0]), st.booleans(), st.sampled_from([1, 2]))
+def test_pair_search_equals_brute_force(problem, limit, lam, seeded, n_jobs):
     """Exact against every conjunction on at most ``limit`` columns: numeric
-    and nominal columns, ties, missing bins; with or without the greedy seed."""
+    and nominal columns, ties, missing bins; with or without the greedy
+    seed; one thread or two."""
     problem = limited_problem(problem, limit, lam)
     assert pair_module.applies(problem)
     expected = brute_force(problem)
-    result = optimal_search(problem, seed_greedy=seeded)
+    result = optimal_search(problem, seed_greedy=seeded, n_jobs=n_jobs)
     assert result.value == expected
     assert_consistent(problem, result)
     assert result.stats["certified"] and result.stats["certified_ratio"] == 1.0
@@ -163,7 +164,7 @@ def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
     B = max(Bc, Bf) + 1
     in_c, in_f = np.zeros(Bc, np.bool_), np.zeros(Bf, np.bool_)
     status = kernels.search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds,
-                                 state, best, 10**6, in_c, in_f, np.empty((5, B)),
+                                 state, best, np.zeros(2), 10**6, in_c, in_f, np.empty((5, B)),
                                  np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
                                  np.empty(B), np.empty(B, np.int64))
     assert status == kernels.DONE
