@@ -300,28 +300,23 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
                     _members_f(f_nominal, Bf, x, y, order, in_f)
             continue
         upper = 0.0
+        inherited = bounds[top]
         for side in range(2):  # A_G + P, then A_G + N
             for b in range(Bf):
                 work[4, b] = work[0, b] + work[2 + side, b]
             v, _, _ = _solve_f(work[4], work[1], Bf, f_nominal, n2, lam, hull, prefix, keys,
                                order)
             upper = max(upper, v)
-            if side == 0 and upper > threshold and _nonnegative(work, Bf):
-                break  # N == 0 everywhere: the second side is A alone
+            if upper > threshold and side == 0 and inherited < np.inf:
+                # Not pruned whatever the other side: skip it, and the
+                # halves keep the bound inherited (admissible, looser).
+                upper = inherited
+                break
         if upper <= threshold:
             state[PRUNED] += 1
             continue
-        _split(c_nominal, a0, a1, b0, b1, stack, bounds, state, upper)
+        _split(c_nominal, a0, a1, b0, b1, stack, bounds, state, min(upper, inherited))
     return DONE
-
-
-@jit
-def _nonnegative(work, Bf):
-    # True if no cell between inner and outer has a negative sum of g (N == 0).
-    for b in range(Bf):
-        if work[3, b] != 0.0:
-            return False
-    return True
 
 
 @jit
