@@ -29,12 +29,13 @@ References
 
 import numpy as np
 
+from ._bnb_kernels import _sort_by_key
 from ._config import jit
 
 # Why ``search_pair`` returned.
 DONE, BATCH = 0, 1
 # Slots of ``state`` (int64) and ``best`` (float64) arrays.
-TOP, NODES, LEAVES, PRUNED, N_STATE = range(5)
+TOP, NODES, LEAVES, PRUNED, PRUNED_OPEN, PUSHED, N_STATE = range(7)
 # Stack columns: numeric c (s0, s1, t0, t1); nominal c (next position,
 # mask of positions in, -, -).
 STACK_WIDTH = 4
@@ -147,7 +148,7 @@ def best_set(G, H, nb, n2, lam, keys, order):
             -np.inf if G[k] > 0.0 else (np.inf if G[k] < 0.0 else 0.0))
         tg += G[k]
         th += H[k]
-    _insertion_sort(order, keys, nb)
+    _sort_by_key(order, keys, nb)
     best, kind, size = -1.0, -1, 0
     for direction in range(2):
         g, h = 0.0, 0.0
@@ -164,20 +165,6 @@ def best_set(G, H, nb, n2, lam, keys, order):
         if v > best:
             best, kind, size = v, 2, j
     return best, kind, size
-
-
-@jit
-def _insertion_sort(items, keys, k):
-    # Sort items[:k] by keys[:k] ascending, in place (both arrays).
-    for i in range(1, k):
-        key, item = keys[i], items[i]
-        j = i - 1
-        while j >= 0 and keys[j] > key:
-            keys[j + 1] = keys[j]
-            items[j + 1] = items[j]
-            j -= 1
-        keys[j + 1] = key
-        items[j + 1] = item
 
 
 @jit
@@ -283,7 +270,7 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
         a0, a1, b0, b1 = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
         threshold = max(best[0], shared[0])
         if bounds[top] <= threshold:
-            state[PRUNED] += 1
+            state[PRUNED_OPEN] += 1  # the best value rose to its bound since
             continue
         state[NODES] += 1
         if _node_sums(cum, Bc, Bf, c_nominal, a0, a1, b0, b1, work):
@@ -390,6 +377,7 @@ def _split(c_nominal, a0, a1, b0, b1, stack, bounds, state, upper):
         stack[top + 1, 2], stack[top + 1, 3] = 0, 0
         bounds[top] = bounds[top + 1] = upper
         state[TOP] = top + 2
+        state[PUSHED] += 2
         return
     s0, s1, t0, t1 = a0, a1, b0, b1
     if s1 - s0 >= t1 - t0:
@@ -406,4 +394,5 @@ def _split(c_nominal, a0, a1, b0, b1, stack, bounds, state, upper):
         stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = c0, c1, d0, d1
         bounds[top] = upper
         top += 1
+        state[PUSHED] += 1
     state[TOP] = top

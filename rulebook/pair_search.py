@@ -185,6 +185,7 @@ class _Worker:
         self.stack[0] = (0, 0, 0, 0) if cols.nominal[c] else (-1, Bc - 2, 0, Bc - 1)
         self.bounds[0] = np.inf
         self.state[kernels.TOP] = 1
+        self.state[kernels.PUSHED] += 1
         self.in_c = np.zeros(Bc, np.bool_)
         self.in_f = np.zeros(Bf, np.bool_)
 
@@ -224,11 +225,11 @@ class _Worker:
                     return
                 self.start_pair(*pairs[i])
             before = time.perf_counter()
-            nodes = int(self.state[kernels.NODES] + self.state[kernels.PRUNED])
+            nodes = int(self.state[kernels.NODES] + self.state[kernels.PRUNED_OPEN])
             value = self.best[0]
             self.step(budget)
             now = time.perf_counter()
-            used = int(self.state[kernels.NODES] + self.state[kernels.PRUNED]) - nodes
+            used = int(self.state[kernels.NODES] + self.state[kernels.PRUNED_OPEN]) - nodes
             if used:
                 budget = int(min(1 << 20, max(16, budget * CALL_SECONDS / max(now - before,
                                                                               1e-6))))
@@ -269,11 +270,17 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
         The best query found (empty: the root, all rows).
     value : float
     stats : dict
-        ``nodes_expanded`` (ranges of conditions searched), ``leaves``
-        (single conditions on one column solved on the other), ``pruned``,
-        ``pairs_searched``, ``pairs``, ``certified``, ``certified_ratio``,
-        ``upper_bound``, ``search_time``, ``threads`` and ``trace``
-        ``((nodes, seconds, best value, upper bound), ...)``.
+        ``nodes_created`` (ranges of conditions put on a stack, a pair's
+        root included), ``nodes_expanded`` (ranges taken off it and
+        bounded or solved), ``pruned_bound_immediate`` (ranges pruned by
+        their bound), ``pruned_open`` (ranges discarded because the best
+        value rose to their parent's bound), ``pruned_bound_propagated``
+        and the two ``pruned_equivalence_*`` (0: no such pruning here, the
+        columns of the general search), ``leaves`` (single conditions on
+        one column solved on the other), ``pairs_searched``, ``pairs``,
+        ``certified``, ``certified_ratio``, ``upper_bound``,
+        ``search_time``, ``threads`` and ``trace`` ``((nodes, seconds, best
+        value, upper bound), ...)``.
     """
     started = time.perf_counter() if started is None else started
     columns = _Columns(problem)
@@ -303,10 +310,22 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     # by root_bound only.
     trace = sorted((t[1], t[0], t[2]) for w in workers for t in w.trace)
     early = float(max(value, root_bound))
+    def total(slot):
+        return sum(int(w.state[slot]) for w in workers)
+
+    # The pruning columns of the general search (Boley et al. 2021, Table
+    # 2) where they apply: ranges pruned by their bound when computed, or
+    # when popped after the best value rose to it. There is no
+    # equivalence pruning here (two conditions are never enumerated twice).
     stats = {
+        "nodes_created": total(kernels.PUSHED),
         "nodes_expanded": nodes,
-        "leaves": sum(int(w.state[kernels.LEAVES]) for w in workers),
-        "pruned": sum(int(w.state[kernels.PRUNED]) for w in workers),
+        "pruned_bound_immediate": total(kernels.PRUNED),
+        "pruned_bound_propagated": 0,
+        "pruned_equivalence_immediate": 0,
+        "pruned_equivalence_propagated": 0,
+        "pruned_open": total(kernels.PRUNED_OPEN),
+        "leaves": total(kernels.LEAVES),
         "pairs_searched": done,
         "pairs": len(pairs),
         "certified": bool(finished),

@@ -121,6 +121,15 @@ def test_a_stopped_search_reports_an_honest_bound(problem):
         assert stats["certified_ratio"] <= 1.0
 
 
+def expressible(B, nominal):
+    """Every condition's bins: nonempty proper sets of categories (all of
+    one), or intervals of bins but all of them."""
+    if nominal:
+        return [set(s) for k in range(1, B + 1) for s in itertools.combinations(range(B), k)
+                if k < B or B == 1]
+    return [set(range(s, t + 1)) for s in range(B) for t in range(s, B) if (s, t) != (0, B - 1)]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 7), st.integers(1, 7), st.booleans(), st.booleans(),
        st.integers(0, 2**32 - 1))
@@ -137,18 +146,7 @@ def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
     cum = np.empty((4, Bc + 1, Bf))
     kernels.pair_grid(xc, xf, position, Bc, Bf, g, h, cum)
     both = (xc < Bc) & (xf < Bf)
-    if c_nominal:
-        c_sets = [set(s) for k in range(1, Bc + 1) for s in itertools.combinations(range(Bc), k)
-                  if k < Bc or Bc == 1]
-    else:
-        c_sets = [set(range(s, t + 1)) for s in range(Bc) for t in range(s, Bc)
-                  if (s, t) != (0, Bc - 1)]
-    if f_nominal:
-        f_sets = [set(s) for k in range(1, Bf + 1) for s in itertools.combinations(range(Bf), k)
-                  if k < Bf or Bf == 1]
-    else:
-        f_sets = [set(range(s, t + 1)) for s in range(Bf) for t in range(s, Bf)
-                  if (s, t) != (0, Bf - 1)]
+    c_sets, f_sets = expressible(Bc, c_nominal), expressible(Bf, f_nominal)
     expected = 0.0
     for A, J in itertools.product(c_sets, f_sets):
         rows = both & np.isin(xc, list(A)) & np.isin(xf, list(J))
