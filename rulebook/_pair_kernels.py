@@ -47,7 +47,7 @@ def _value(G, H, n2, lam):
 
 
 @jit
-def best_interval(G, H, nb, n2, lam, hull, prefix):
+def best_interval(G, H, nb, n2, lam, hull, prefix, stop=np.inf):
     """Best interval of bins ``lo..hi`` (not all ``nb`` bins) by the
     second-order objective of its sums.
 
@@ -60,7 +60,9 @@ def best_interval(G, H, nb, n2, lam, hull, prefix):
     scans every ``s >= 0`` (``s = -1`` would be all bins).
     SCRATCH hull (2, nb + 1) int64, prefix (2, nb + 1).
 
-    Returns (value, lo, hi); (0.0, -1, -1) when ``nb < 2``.
+    Returns (value, lo, hi); (0.0, -1, -1) when ``nb < 2``; as soon as a
+    value exceeds ``stop``, that one (a branch and bound only needs to know
+    that its bound is not below the best value).
     """
     if nb < 2:
         return 0.0, -1, -1
@@ -82,11 +84,15 @@ def best_interval(G, H, nb, n2, lam, hull, prefix):
                            n2, lam)
                 if v > best:
                     best, lo, hi = v, p, t
+                    if best > stop:
+                        return best, lo, hi
     t = nb - 1
     for p in range(1, nb):
         v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p], n2, lam)
         if v > best:
             best, lo, hi = v, p, t
+            if best > stop:
+                return best, lo, hi
     return best, lo, hi
 
 
@@ -118,7 +124,7 @@ def _hull_add(hull, side, n, p, prefix, sign):
 
 
 @jit
-def best_set(G, H, nb, n2, lam, keys, order):
+def best_set(G, H, nb, n2, lam, keys, order, stop=np.inf):
     """Best set of categories a nominal column's conditions can express.
 
     Expressible: one category (``== k``), or all but a nonempty set
@@ -134,7 +140,8 @@ def best_set(G, H, nb, n2, lam, keys, order):
 
     Returns (value, kind, size): kind 0 the first ``size`` of ``order``
     (ascending key = descending ratio), 1 its last ``size``, 2 all but
-    ``order[size]``; (0.0, -1, 0) when ``nb == 0``.
+    ``order[size]``; (0.0, -1, 0) when ``nb == 0``; as soon as a value
+    exceeds ``stop``, that one.
     """
     if nb == 0:
         return 0.0, -1, 0
@@ -159,11 +166,15 @@ def best_set(G, H, nb, n2, lam, keys, order):
             v = _value(g, h, n2, lam)
             if v > best:
                 best, kind, size = v, direction, j + 1
+                if best > stop:
+                    return best, kind, size
     for j in range(nb):
         k = order[j]
         v = _value(tg - G[k], th - H[k], n2, lam)
         if v > best:
             best, kind, size = v, 2, j
+            if best > stop:
+                return best, kind, size
     return best, kind, size
 
 
@@ -218,12 +229,13 @@ def pair_grid(xc, xf, position, Bc, Bf, g, h, cum):
 
 
 @jit
-def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order):
+def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
     # Best condition on f for per-bin sums G, H: (value, a, b) with (a, b)
-    # = (lo, hi) bins of an interval, or (kind, size) of ``best_set``.
+    # = (lo, hi) bins of an interval, or (kind, size) of ``best_set``;
+    # returns early once above stop.
     if f_nominal:
-        return best_set(G, H, Bf, n2, lam, keys, order)
-    return best_interval(G, H, Bf, n2, lam, hull, prefix)
+        return best_set(G, H, Bf, n2, lam, keys, order, stop)
+    return best_interval(G, H, Bf, n2, lam, hull, prefix, stop)
 
 
 @jit
@@ -277,7 +289,7 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
             if _expressible(c_nominal, Bc, a0, a1, b0, b1):
                 state[LEAVES] += 1
                 v, x, y = _solve_f(work[0], work[1], Bf, f_nominal, n2, lam, hull, prefix,
-                                   keys, order)
+                                   keys, order, np.inf)
                 if v > threshold:
                     best[0] = v
                     best[1] = 1.0
@@ -286,17 +298,20 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
                     _members_c(c_nominal, Bc, a0, a1, b0, b1, in_c)
                     _members_f(f_nominal, Bf, x, y, order, in_f)
             continue
+        # Each side's solve stops once above the best value: the node is
+        # then not pruned, and its halves keep the bound inherited
+        # (admissible, looser). A pair's root (no bound yet) is bounded in
+        # full, which bounds the pair while it is searched.
         upper = 0.0
         inherited = bounds[top]
+        stop = threshold if inherited < np.inf else np.inf
         for side in range(2):  # A_G + P, then A_G + N
             for b in range(Bf):
                 work[4, b] = work[0, b] + work[2 + side, b]
             v, _, _ = _solve_f(work[4], work[1], Bf, f_nominal, n2, lam, hull, prefix, keys,
-                               order)
+                               order, stop)
             upper = max(upper, v)
-            if upper > threshold and side == 0 and inherited < np.inf:
-                # Not pruned whatever the other side: skip it, and the
-                # halves keep the bound inherited (admissible, looser).
+            if upper > stop:
                 upper = inherited
                 break
         if upper <= threshold:

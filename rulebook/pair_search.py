@@ -43,6 +43,10 @@ from ._search_kernels import EQ, GT, LE, NE
 # Most categories of a nominal column branched on (its sets are bit masks
 # of an int64); a pair of two larger nominal columns is not supported.
 MAX_BRANCHED_CATEGORIES = 62
+# Most cells (bins of c times bins of f) of a pair's sums: 4 float64 arrays
+# of that size per thread (32 MB at this cap). Beyond it (``max_bins=None``
+# on columns with thousands of distinct values) the general search is used.
+MAX_PAIR_CELLS = 1 << 20
 # Wall time aimed at per kernel call: the deadline, progress reports and
 # Ctrl-C are handled between calls (as ``optimal._BranchAndBound``).
 CALL_SECONDS = 0.05
@@ -53,16 +57,21 @@ def applies(problem):
     """Whether :func:`pair_search` can search ``problem`` exactly.
 
     The second-order objective with ``reg_lambda > 0``, a length limit of 1
-    or 2 conditions, every proposition allowed, and no pair of nominal
-    columns with more than ``MAX_BRANCHED_CATEGORIES`` categories each.
+    or 2 conditions, every proposition allowed, no pair of nominal columns
+    with more than ``MAX_BRANCHED_CATEGORIES`` categories each, and no
+    pair of columns with more than ``MAX_PAIR_CELLS`` cells.
     """
     if problem.objective != 2 or not problem.reg_lambda > 0.0:
         return False
     if problem.max_rule_length not in (1, 2) or problem.allowed is not None:
         return False
+    if problem.max_rule_length == 1:
+        return True
+    n_bins = np.asarray(problem.n_bins, np.int64)
     nominal = np.asarray(problem.is_nominal, bool)
-    large = nominal & (np.asarray(problem.n_bins) > MAX_BRANCHED_CATEGORIES)
-    return problem.max_rule_length == 1 or large.sum() < 2
+    large = nominal & (n_bins > MAX_BRANCHED_CATEGORIES)
+    widest = np.sort(n_bins)[-2:]
+    return large.sum() < 2 and int(np.prod(widest + 1)) <= MAX_PAIR_CELLS
 
 
 def _conditions(feature, nominal, nb, members):
