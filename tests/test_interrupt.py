@@ -46,6 +46,11 @@ CASES = {
     "optimal_serial": "make_friedman1(n_samples=2000, random_state=0)",
     # The same search split over two threads after its first 256 expansions.
     "optimal_threads": "make_friedman1(n_samples=2000, random_state=0)",
+    # The default optimal learner (two conditions): the two-condition search
+    # over 780 pairs of 40 columns, each pair in kernel calls of ~0.05 s.
+    "optimal_pairs_serial": "make_friedman1(n_samples=20_000, n_features=40, random_state=0)",
+    # The same pairs split over two threads.
+    "optimal_pairs_threads": "make_friedman1(n_samples=20_000, n_features=40, random_state=0)",
     # The orthogonal learner's compiled branch and bound runs a whole round
     # in one call (about 0.1 s here), then a corrective re-fit.
     "orthogonal": "make_friedman1(n_samples=5000, random_state=0)",
@@ -62,6 +67,10 @@ ESTIMATORS = {
                       "max_rule_length=None, reg_lambda=0.1, max_bins=32, verbose=0)",
     "optimal_threads": "RuleBoostingRegressor(10, learner=OptimalLearner(time_limit=None, n_jobs=2), "
                        "max_rule_length=None, reg_lambda=0.1, max_bins=32, verbose=0)",
+    "optimal_pairs_serial": "RuleBoostingRegressor(50, learner=OptimalLearner(time_limit=None, "
+                            "n_jobs=1), verbose=0)",
+    "optimal_pairs_threads": "RuleBoostingRegressor(50, learner=OptimalLearner(time_limit=None, "
+                             "n_jobs=2), verbose=0)",
     "orthogonal": "RuleBoostingRegressor(500, learner='orthogonal', max_rule_length=None, "
                   "reg_lambda=0.1, max_bins=64, verbose=0)",
     "greedy": "RuleBoostingRegressor(5000, learner='greedy', max_rule_length=None, "
