@@ -125,12 +125,13 @@ class _Columns:
             nb = int(self.n_bins[f])
             kernels.column_sums(self.X[:, f], self.g, self.h, nb, sums)
             if self.nominal[f]:
+                # stop given, as the search passes it: one compiled version.
                 value, kind, size = kernels.best_set(sums[0], sums[1], nb, self.n2, self.lam,
-                                                     keys, order)
+                                                     keys, order, np.inf)
                 kernels.set_members(kind, size, order, nb, members)
             else:
                 value, lo, hi = kernels.best_interval(sums[0], sums[1], nb, self.n2, self.lam,
-                                                      hull, prefix)
+                                                      hull, prefix, np.inf)
                 members[:nb] = False
                 members[lo: hi + 1] = True
             values[f] = value
