@@ -51,6 +51,10 @@ MAX_PAIR_CELLS = 1 << 20
 # Ctrl-C are handled between calls (as ``optimal._BranchAndBound``).
 CALL_SECONDS = 0.05
 FIRST_BUDGET = 256
+# A search runs on one thread for this long before it is split over
+# threads (n_jobs > 1): on titanic, wine or used cars a round takes
+# 0.01-0.1 s.
+SERIAL_SECONDS = 0.1
 
 
 def applies(problem):
@@ -305,7 +309,7 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     n_threads = max(1, min(int(n_jobs), len(pairs)))
     workers = [_Worker(columns, value, query, shared) for _ in range(n_threads)]
     taken = itertools.count()
-    _run(workers, pairs, taken, deadline, started, root_bound)
+    n_threads = _run(workers, pairs, taken, deadline, started, root_bound)
     best = max(workers, key=lambda w: w.best[0])  # the first on ties
     value, query = float(best.best[0]), best.query
     done = sum(w.pairs_done for w in workers)
@@ -350,7 +354,8 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
 
 
 def _run(workers, pairs, taken, deadline, started, root_bound):
-    """The workers' searches: in this thread for one, else in a pool."""
+    """The workers' searches: in this thread, then in a pool if several and
+    pairs are left after ``SERIAL_SECONDS``. Returns the threads used."""
     shared = workers[0].shared
 
     def report():
@@ -361,9 +366,16 @@ def _run(workers, pairs, taken, deadline, started, root_bound):
                             best=best, certified_ratio=min(1.0, best / root_bound)
                             if root_bound > 0 else 1.0, threads=len(workers))
 
-    if len(workers) == 1:
-        workers[0].run(pairs, taken, deadline, started, report)
-        return
+    # Serial first: most searches end within SERIAL_SECONDS, and then
+    # return the same query on every run (with threads, which of two
+    # queries of exactly equal value is kept depends on their timing).
+    serial = time.perf_counter() + SERIAL_SECONDS if len(workers) > 1 else None
+    until = serial if deadline is None else (deadline if serial is None else min(serial, deadline))
+    workers[0].run(pairs, taken, until, started, report)
+    past_deadline = deadline is not None and time.perf_counter() >= deadline
+    if (len(workers) == 1 or past_deadline or workers[0].shared[1] != 0.0
+            or sum(w.pairs_done for w in workers) == len(pairs)):
+        return 1
     pool = ThreadPoolExecutor(len(workers))
     try:
         futures = [pool.submit(w.run, pairs, taken, deadline, started, None) for w in workers]
@@ -372,6 +384,7 @@ def _run(workers, pairs, taken, deadline, started, root_bound):
             report()
         for f in futures:
             f.result()
+        return len(workers)
     except KeyboardInterrupt:
         # Only this thread sees Ctrl-C; the flag ends the workers' loops
         # after their current kernel call (CALL_SECONDS).

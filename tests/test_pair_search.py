@@ -89,7 +89,14 @@ def test_pair_search_equals_brute_force(problem, limit, lam, seeded, n_jobs):
     problem = limited_problem(problem, limit, lam)
     assert pair_module.applies(problem)
     expected = brute_force(problem)
-    result = optimal_search(problem, seed_greedy=seeded, n_jobs=n_jobs)
+    # Threads from the start (a search this small would end serially).
+    serial, pair_module.SERIAL_SECONDS = pair_module.SERIAL_SECONDS, 0.0
+    try:
+        result = optimal_search(problem, seed_greedy=seeded, n_jobs=n_jobs)
+    finally:
+        pair_module.SERIAL_SECONDS = serial
+    if n_jobs == 2 and result.stats["pairs"] > 1:
+        assert result.stats["threads"] == 2
     assert result.value == expected
     assert_consistent(problem, result)
     assert result.stats["certified"] and result.stats["certified_ratio"] == 1.0
