@@ -15,6 +15,13 @@ check, which keys extents by a 64-bit Zobrist hash of their rows instead of
 Python's hash of the row bytes (both exact up to a hash collision,
 probability about ``N^2 / 2^64`` for ``N`` distinct extents).
 
+The kernel is written for a short first compile (it is compiled on a user's
+first orthogonal fit): element loops instead of array expressions and slice
+assignments, a hash table in two arrays (open addressing) instead of a typed
+``Dict``, and a merge sort of its own instead of ``np.argsort``. Those
+changes halved the compile time (``bench_greedy.py --compile-time-only``)
+without changing a result.
+
 Layout
 ------
 An *expansion* is an expanded node: its parent expansion, the condition it
@@ -39,8 +46,6 @@ References
 """
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
 
 from ._config import jit
 from ._orthogonal_kernels import (
@@ -57,16 +62,19 @@ from ._search_kernels import split_rows
 TIE_DIGITS = 12
 # Slots of the ``stats`` output.
 N_NODES, N_PRUNED, N_REFINEMENTS, BUDGET_EXHAUSTED = 0, 1, 2, 3
+_TIE_FACTOR = 10.0 ** TIE_DIGITS
 # Odd 64-bit constant (2^64 / golden ratio) mixing the extent size into its key.
 _MIX = np.int64(-7046029254386353131)
 
 
-def _snap(values, code, scale):
-    # Values equal up to rounding are ties (see orthogonal._TIE_DIGITS);
-    # the same operations as ChannelProblem._snap, elementwise.
+def _snap(value, code, scale):
+    # Values equal up to rounding are ties (see orthogonal._TIE_DIGITS):
+    # ChannelProblem._snap's ``np.round(value / scale, 12) * scale`` for one
+    # value, spelled as NumPy computes it (multiply by 10^12, round half to
+    # even, divide), so that compiling it needs no array rounding.
     if code != ORTHOGONAL:
-        return values
-    return np.round(values / scale, TIE_DIGITS) * scale
+        return value
+    return np.rint(value / scale * _TIE_FACTOR) / _TIE_FACTOR * scale
 
 
 def _grow(a, needed):
@@ -74,8 +82,16 @@ def _grow(a, needed):
     if needed <= a.shape[0]:
         return a
     b = np.empty(max(needed, 2 * a.shape[0]), a.dtype)
-    b[:a.shape[0]] = a
+    _copy(a, a.shape[0], b, 0)
     return b
+
+
+def _copy(source, n, target, at):
+    # target[at:at + n] = source[:n], as a loop: slice assignment costs
+    # seconds of compile time (the kernel is first compiled on a user's
+    # first fit), a loop almost none.
+    for i in range(n):
+        target[at + i] = source[i]
 
 
 def _key(rows, row_keys):
@@ -87,19 +103,21 @@ def _key(rows, row_keys):
     return h ^ (np.int64(rows.shape[0]) * _MIX)
 
 
-def _prefix_bound(W, sigma, buf, epsilon, code, scale):
+def _prefix_bound(W, sigma, buf, rev, epsilon, code, scale):
     # The prefix-greedy bound (ChannelProblem.prefix_bound): best prefix of
     # the extent sigma, whose rows are numbered in the gradient order, and
-    # of its reverse. buf: scratch, at least as long as sigma.
+    # of its reverse. buf, rev: scratch, at least as long as sigma.
     m = sigma.shape[0]
     if m == 0:
         return 0.0
-    prefix_values(W, sigma, epsilon, buf[:m])
-    best = buf[:m].max()
-    prefix_values(W, sigma[::-1].copy(), epsilon, buf[:m])
-    out = np.empty(1)
-    out[0] = max(best, buf[:m].max())
-    return _snap(out, code, scale)[0]
+    for i in range(m):
+        rev[i] = sigma[m - 1 - i]
+    best = -np.inf
+    for direction in range(2):
+        prefix_values(W, sigma if direction == 0 else rev[:m], epsilon, buf[:m])
+        for i in range(m):
+            best = max(best, buf[i])
+    return _snap(best, code, scale)
 
 
 def _heap_less(hb, hv, hc, i, j):
@@ -149,26 +167,60 @@ def _heap_pop(hb, hv, hc, he, size):
     return top, size
 
 
+def _slot(keys, heads, key):
+    # Open addressing, linear probing: the slot of ``key`` in the table, or
+    # the free slot (head -1) where it would go. The table is never full.
+    mask = keys.shape[0] - 1
+    i = key & mask
+    while heads[i] >= 0 and keys[i] != key:
+        i = (i + 1) & mask
+    return i
+
+
+def _empty_table(size):
+    # (keys, heads) of an empty table of ``size`` slots, a power of two.
+    keys, heads = np.zeros(size, np.int64), np.empty(size, np.int64)
+    for i in range(size):
+        heads[i] = -1
+    return keys, heads
+
+
+def _rehash(keys, heads):
+    # The same map in a table twice the size.
+    new_keys, new_heads = _empty_table(2 * keys.shape[0])
+    for i in range(keys.shape[0]):
+        if heads[i] >= 0:
+            j = _slot(new_keys, new_heads, keys[i])
+            new_keys[j], new_heads[j] = keys[i], heads[i]
+    return new_keys, new_heads
+
+
 def _dominated(seen, entries, n_entries, key, last, cols):
     # Whether an extent with this key was reached by a node whose subtree
     # contains this one's: last feature f <= last and, as the length limit
     # counts columns, cols' + (f != last) <= cols (an earlier node on
     # another last column pays one more column for this one's refinements
-    # of ``last``); records (last, cols) otherwise. `entries` rows:
-    # (feature, columns, next index). Returns (dominated, entries, n_entries).
-    head = seen[key] if key in seen else np.int64(-1)
+    # of ``last``); records (last, cols) otherwise. ``seen`` = (keys, heads,
+    # count): a hash table from extent key to the first of its rows in
+    # ``entries``, rows (feature, columns, next index). Returns (dominated,
+    # seen, entries, n_entries).
+    keys, heads, n_keys = seen
+    slot = _slot(keys, heads, key)
+    head = heads[slot]
     i = head
     while i >= 0:
         if entries[i, 0] <= last and entries[i, 1] + (entries[i, 0] != last) <= cols:
-            return True, entries, n_entries
+            return True, seen, entries, n_entries
         i = entries[i, 2]
-    if n_entries == entries.shape[0]:
-        bigger = np.empty((2 * n_entries, 3), np.int64)
-        bigger[:n_entries] = entries
-        entries = bigger
+    entries = _grow_table(entries, n_entries + 1)
     entries[n_entries, 0], entries[n_entries, 1], entries[n_entries, 2] = last, cols, head
-    seen[key] = n_entries
-    return False, entries, n_entries + 1
+    if head < 0:
+        keys[slot] = key
+        n_keys += 1
+    heads[slot] = n_entries
+    if 2 * n_keys > keys.shape[0]:
+        keys, heads = _rehash(keys, heads)
+    return False, (keys, heads, n_keys), entries, n_entries + 1
 
 
 # Columns of the expansion table ``ei``.
@@ -176,21 +228,71 @@ PARENT, FEATURE, OP, BIN, DEPTH, ROWS_AT, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS 
 
 
 def _grow_table(table, needed):
+    # As _grow, for a 2-d table (rows). Loops: a 2-d slice assignment costs
+    # seconds of compile time.
     if needed <= table.shape[0]:
         return table
     bigger = np.empty((max(needed, 2 * table.shape[0]), table.shape[1]), table.dtype)
-    bigger[:table.shape[0]] = table
+    for i in range(table.shape[0]):
+        for j in range(table.shape[1]):
+            bigger[i, j] = table[i, j]
     return bigger
 
 
-def _refinement_order(values, last_feature, end_feature, n_features, width):
+def _refinement_order(values, last_feature, end_feature, width, code, scale, order, sorted_values,
+                       scratch_order, scratch_values):
     # Valid refinements (finite values; tail augmentation: features >=
-    # last_feature, and < end_feature), best value first, ties in the scan order.
-    flat = values.reshape(n_features * 2 * width)
-    start, end = last_feature * 2 * width, end_feature * 2 * width
-    valid = np.flatnonzero(np.isfinite(flat[start:end])) + start
-    order = valid[np.argsort(-flat[valid], kind="mergesort")]
-    return order, flat[order]
+    # last_feature, and < end_feature), best snapped value first, ties in
+    # the scan order: flat positions j * 2 * width + p into ``order``, their
+    # values into ``sorted_values`` (both long enough). Returns their number.
+    n = 0
+    for j in range(last_feature, end_feature):
+        for p in range(2 * width):
+            if np.isfinite(values[j, p]):
+                order[n] = j * 2 * width + p
+                sorted_values[n] = _snap(values[j, p], code, scale)
+                n += 1
+    _merge_sort_descending(order, sorted_values, n, scratch_order, scratch_values)
+    return n
+
+
+def _merge_sort_descending(order, values, n, scratch_order, scratch_values):
+    # Stable bottom-up merge sort of values[:n] (with order) by value,
+    # largest first: equal values keep their order.
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if values[i] >= values[j]:
+                    scratch_order[k], scratch_values[k] = order[i], values[i]
+                    i += 1
+                else:
+                    scratch_order[k], scratch_values[k] = order[j], values[j]
+                    j += 1
+                k += 1
+            while i < mid:
+                scratch_order[k], scratch_values[k] = order[i], values[i]
+                i += 1
+                k += 1
+            while j < hi:
+                scratch_order[k], scratch_values[k] = order[j], values[j]
+                j += 1
+                k += 1
+        for k in range(n):
+            order[k], values[k] = scratch_order[k], scratch_values[k]
+        width *= 2
+
+
+def _subtract(parent_hist, removed_hist, first, out):
+    # out[j] = parent_hist[j] - removed_hist[j] for features j >= first (the
+    # histogram subtraction trick), as loops: cheaper to compile than the
+    # 3-d array expression.
+    for j in range(first, out.shape[0]):
+        for b in range(out.shape[1]):
+            for k in range(out.shape[2]):
+                out[j, b, k] = parent_hist[j, b, k] - removed_hist[j, b, k]
 
 
 def _conditions(ei, best_parent, best_condition, best_depth):
@@ -198,7 +300,7 @@ def _conditions(ei, best_parent, best_condition, best_depth):
     out = np.empty((best_depth, 3), np.int64)
     if best_depth == 0:
         return out
-    out[best_depth - 1] = best_condition
+    _copy(best_condition, 3, out[best_depth - 1], 0)
     e = best_parent
     while e > 0:
         out[ei[e, DEPTH] - 1, 0] = ei[e, FEATURE]
@@ -225,7 +327,9 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     #      int64 rows (feature, op, bin)).
     # One function, not several, because the pools it grows are locals.
     n_features = X_binned.shape[1]
-    width = n_bins.max() + 1
+    width = 1
+    for j in range(n_features):
+        width = max(width, n_bins[j] + 1)
     hsize = n_features * width * W.shape[1]
     m = rows.shape[0]
     ei = np.zeros((64, 11), np.int64)
@@ -233,19 +337,24 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     row_pool, hist_pool = np.empty(4 * m, np.int64), np.empty(4 * hsize)
     order_pool, value_pool = np.empty(256, np.int64), np.empty(256)
     hb, hv, hc, he = np.empty(64), np.empty(64), np.empty(64, np.int64), np.empty(64, np.int64)
-    seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+    keys, heads = _empty_table(1024)
+    seen = (keys, heads, 0)
     entries = np.empty((256, 3), np.int64)
     n_entries, n_exp, n_rows_used, n_order_used, heap_size, counter = 0, 0, 0, 0, 0, 0
-    _, entries, n_entries = _dominated(seen, entries, n_entries, _key(rows, row_keys), 0, 0)
-    kept, removed = np.empty(m, np.intp), np.empty(m, np.intp)
+    _, seen, entries, n_entries = _dominated(seen, entries, n_entries, _key(rows, row_keys), 0, 0)
+    kept, removed, rev = np.empty(m, np.intp), np.empty(m, np.intp), np.empty(m, np.intp)
     buf = np.empty(m)
     tmp_hist = np.empty((n_features, width, W.shape[1]))
     values = np.empty((n_features, 2 * width))
-    stats[:] = 0
+    # A node's refinements, sorted (and the sort's scratch).
+    ref_order, ref_values = np.empty(n_features * 2 * width, np.int64), np.empty(n_features * 2 * width)
+    scratch_order, scratch_values = np.empty(ref_order.shape[0], np.int64), np.empty(ref_values.shape[0])
+    for i in range(stats.shape[0]):
+        stats[i] = 0
     best_value, best_parent, best_depth = root_value, -1, 0
     best_condition = np.zeros(3, np.int64)
     # The node to expand next: the root first, then each child popped.
-    kept[:m] = rows
+    _copy(rows, m, kept, 0)
     n_kept, n_removed, parent, depth, condition = m, 0, -1, 0, np.zeros(3, np.int64)
     cols = 0  # conditions (columns) of the node: what max_depth limits
     have_node = True
@@ -253,7 +362,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         if have_node and n_kept > 1:
             bnd = np.inf
             if use_bound:
-                bnd = _prefix_bound(W, kept[:n_kept], buf, epsilon, code, scale)
+                bnd = _prefix_bound(W, kept[:n_kept], buf, rev, epsilon, code, scale)
             if not bnd > best_value:
                 stats[N_PRUNED] += 1
             else:
@@ -273,7 +382,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                                                     tmp_hist[last:])
                     parent_hist = hist_pool[parent * hsize:(parent + 1) * hsize].reshape(
                         (n_features, width, W.shape[1]))
-                    hist[last:] = parent_hist[last:] - tmp_hist[last:]
+                    _subtract(parent_hist, tmp_hist, last, hist)
                 else:
                     build_channel_histograms_serial(X_binned[:, last:], kept[:n_kept], W, hist[last:])
                 # Strict sub-extents have fewer rows (the N channel: an atom
@@ -287,16 +396,15 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 # further (tail augmentation keeps columns in order, so the
                 # node's other columns lie before it).
                 end = last + 1 if cols >= max_depth else n_features
-                refinements, sorted_values = _refinement_order(_snap(values, code, scale), last,
-                                                               end, n_features, width)
-                n_ref = refinements.shape[0]
+                n_ref = _refinement_order(values, last, end, width, code, scale, ref_order,
+                                          ref_values, scratch_order, scratch_values)
                 stats[N_REFINEMENTS] += n_ref
                 row_pool = _grow(row_pool, n_rows_used + n_kept)
-                row_pool[n_rows_used:n_rows_used + n_kept] = kept[:n_kept]
+                _copy(kept, n_kept, row_pool, n_rows_used)
                 order_pool = _grow(order_pool, n_order_used + n_ref)
                 value_pool = _grow(value_pool, n_order_used + n_ref)
-                order_pool[n_order_used:n_order_used + n_ref] = refinements
-                value_pool[n_order_used:n_order_used + n_ref] = sorted_values
+                _copy(ref_order, n_ref, order_pool, n_order_used)
+                _copy(ref_values, n_ref, value_pool, n_order_used)
                 ei[e, PARENT], ei[e, DEPTH], ei[e, COLS] = parent, depth, cols
                 ei[e, FEATURE], ei[e, OP], ei[e, BIN] = condition[0], condition[1], condition[2]
                 ei[e, ROWS_AT], ei[e, N_ROWS] = n_rows_used, n_kept
@@ -308,7 +416,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                     if heap_size == hb.shape[0]:
                         hb, hv = _grow(hb, heap_size + 1), _grow(hv, heap_size + 1)
                         hc, he = _grow(hc, heap_size + 1), _grow(he, heap_size + 1)
-                    heap_size = _heap_push(hb, hv, hc, he, heap_size, bnd, sorted_values[0],
+                    heap_size = _heap_push(hb, hv, hc, he, heap_size, bnd, ref_values[0],
                                            counter, e)
                     counter += 1
         have_node = False
@@ -335,15 +443,15 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         n_removed = parent_rows.shape[0] - n_kept
         depth = ei[e, DEPTH] + 1
         cols = ei[e, COLS] + (1 if ei[e, DEPTH] == 0 or j != ei[e, FEATURE] else 0)
-        dominated, entries, n_entries = _dominated(seen, entries, n_entries,
-                                                   _key(kept[:n_kept], row_keys), j, cols)
+        dominated, seen, entries, n_entries = _dominated(seen, entries, n_entries,
+                                                         _key(kept[:n_kept], row_keys), j, cols)
         if dominated:
             continue
         condition[0], condition[1], condition[2] = j, op, bin_
         parent = e
         if value > best_value:
             best_value, best_parent, best_depth = value, e, depth
-            best_condition[:] = condition
+            _copy(condition, 3, best_condition, 0)
         have_node = True
     return best_value, _conditions(ei, best_parent, best_condition, best_depth)
 
@@ -351,6 +459,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
 # The jitted twin of the Python decode: (op, bin) of a scan position.
 _decode = jit(decode)
 _snap = jit(_snap)
+_copy = jit(_copy)
 _grow = jit(_grow)
 _grow_table = jit(_grow_table)
 _key = jit(_key)
@@ -359,7 +468,12 @@ _heap_less = jit(_heap_less)
 _heap_swap = jit(_heap_swap)
 _heap_push = jit(_heap_push)
 _heap_pop = jit(_heap_pop)
+_slot = jit(_slot)
+_empty_table = jit(_empty_table)
+_rehash = jit(_rehash)
 _dominated = jit(_dominated)
+_merge_sort_descending = jit(_merge_sort_descending)
 _refinement_order = jit(_refinement_order)
+_subtract = jit(_subtract)
 _conditions = jit(_conditions)
 branch_and_bound = jit(_branch_and_bound)

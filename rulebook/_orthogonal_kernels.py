@@ -84,7 +84,9 @@ def _build_channel_histograms(X_binned, rows, W, hist):
     n_features = X_binned.shape[1]
     n_channels = W.shape[1]
     for j in prange(n_features):
-        hist[j, :, :] = 0.0
+        for b in range(hist.shape[1]):
+            for k in range(n_channels):
+                hist[j, b, k] = 0.0
         column = X_binned[:, j]
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -103,29 +105,37 @@ def _scan_all(hist, n_bins, is_nominal, code, n_total, reg_lambda, epsilon, max_
     #      non-empty sub-extent.
     n_features, _, n_channels = hist.shape
     for j in prange(n_features):
-        out[j, :] = -np.inf
+        # Element loops, not array expressions: the same sums, and far less
+        # to compile on a user's first fit.
+        for p in range(out.shape[1]):
+            out[j, p] = -np.inf
         nb = n_bins[j]
         acc = np.zeros(n_channels)
         if is_nominal[j]:
             total = np.zeros(n_channels)
             for k in range(nb):
-                total += hist[j, k, :]
+                for c in range(n_channels):
+                    total[c] += hist[j, k, c]
             for k in range(nb):
                 p = 2 * k if nb > 2 else k
                 if 0.0 < hist[j, k, N] < max_count:
                     out[j, p] = _value(code, hist[j, k, :], n_total, reg_lambda, epsilon)
                 if nb > 2:
-                    acc[:] = total - hist[j, k, :]
+                    for c in range(n_channels):
+                        acc[c] = total[c] - hist[j, k, c]
                     if 0.0 < acc[N] < max_count:
                         out[j, p + 1] = _value(code, acc, n_total, reg_lambda, epsilon)
         else:
             for k in range(nb - 1):
-                acc += hist[j, k, :]
+                for c in range(n_channels):
+                    acc[c] += hist[j, k, c]
                 if 0.0 < acc[N] < max_count:
                     out[j, k] = _value(code, acc, n_total, reg_lambda, epsilon)
-            acc[:] = 0.0
+            for c in range(n_channels):
+                acc[c] = 0.0
             for k in range(nb - 1, 0, -1):
-                acc += hist[j, k, :]
+                for c in range(n_channels):
+                    acc[c] += hist[j, k, c]
                 if 0.0 < acc[N] < max_count:
                     out[j, (nb - 1) + (nb - 1 - k)] = _value(code, acc, n_total, reg_lambda,
                                                              epsilon)

@@ -160,6 +160,61 @@ def test_prefix_bound_equals_channel_problem_bound(problem, seed, t):
     W = np.ascontiguousarray(channels.W[order])
     subset = np.flatnonzero(np.random.default_rng(seed).random(len(order)) < 0.6)
     expected = channels.prefix_bound(order[subset], order)
-    got = bnb._prefix_bound(W, subset.astype(np.intp), np.empty(len(order)), 1e-3,
-                            channels.code, channels._scale)
+    got = bnb._prefix_bound(W, subset.astype(np.intp), np.empty(len(order)),
+                            np.empty(len(order), np.intp), 1e-3, channels.code, channels._scale)
     assert got == expected
+
+
+def _dominated_reference(seen, key, last, cols):
+    # The duplicate check on a Python dict of lists (the kernel's hash table
+    # and linked entries): dominated when an entry (f, c) of the key has
+    # f <= last and c + (f != last) <= cols; else the entry is recorded.
+    entries = seen.setdefault(key, [])
+    if any(f <= last and c + (f != last) <= cols for f, c in entries):
+        return True
+    entries.append((last, cols))
+    return False
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_keys=st.integers(1, 3000))
+def test_duplicate_check_matches_a_dict_through_table_growth(seed, n_keys):
+    # Up to 3,000 distinct keys: the table (1,024 slots at the start) is
+    # rehashed several times; keys with equal low bits collide on purpose.
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(-2**63, 2**63 - 1, size=n_keys, dtype=np.int64)
+    pool[: n_keys // 3] = (pool[: n_keys // 3] >> 12) << 12
+    seen = (*bnb._empty_table(1024), 0)
+    entries, n_entries, reference = np.empty((4, 3), np.int64), 0, {}
+    for _ in range(3 * n_keys):
+        key, last, cols = rng.choice(pool), int(rng.integers(0, 4)), int(rng.integers(0, 3))
+        dominated, seen, entries, n_entries = bnb._dominated(seen, entries, n_entries, key,
+                                                             last, cols)
+        assert dominated == _dominated_reference(reference, int(key), last, cols)
+    assert seen[2] == len(reference) and n_entries == sum(map(len, reference.values()))
+    assert 2 * seen[2] <= seen[0].shape[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.sampled_from([-np.inf, -1.5, 0.0, 0.25, 0.25 + 1e-13, 2.0, np.inf]),
+                       min_size=0, max_size=40),
+       code=st.sampled_from([kernels.ORTHOGONAL, 2]), scale=st.floats(0.01, 100.0))
+def test_refinement_order_is_a_stable_sort_of_snapped_values(values, code, scale):
+    # Finite refinements, best snapped value first, ties in scan order: as
+    # the reference's np.argsort(-values, kind="stable") on np.round'ed values.
+    width = 3
+    n_features = max(1, -(-len(values) // (2 * width)))
+    grid = np.full(n_features * 2 * width, -np.inf)
+    grid[:len(values)] = values
+    grid = grid.reshape(n_features, 2 * width)
+    snapped = grid.ravel() if code != kernels.ORTHOGONAL else (
+        np.round(grid.ravel() / scale, bnb.TIE_DIGITS) * scale)
+    valid = np.flatnonzero(np.isfinite(snapped))
+    expected = valid[np.argsort(-snapped[valid], kind="stable")]
+    size = n_features * 2 * width
+    order, got = np.empty(size, np.int64), np.empty(size)
+    n = bnb._refinement_order(grid, 0, n_features, width, code, scale, order, got,
+                              np.empty(size, np.int64), np.empty(size))
+    assert n == len(expected)
+    np.testing.assert_array_equal(order[:n], expected)
+    np.testing.assert_array_equal(got[:n], snapped[expected])
