@@ -38,7 +38,10 @@ def _build_histograms(X_binned, rows, g, h, c, hist):
     # OUT: hist (d, n_bins_max + 1, 4) float64, overwritten
     n_features = X_binned.shape[1]
     for j in prange(n_features):
-        hist[j, :, :] = 0.0
+        # Loops rather than slice assignment: less to compile on a first fit.
+        for b in range(hist.shape[1]):
+            for k in range(N_CHANNELS):
+                hist[j, b, k] = 0.0
         column = X_binned[:, j]
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -201,7 +204,8 @@ def _redundant(X_binned, rows, feature, op, bin_, n_bins, props, count, keep):
     # OUT: keep (L,) bool: False for each proposition, last first, whose
     #      removal from the propositions still kept leaves ``count`` rows
     #      (the rest contains the extent, hence equals it).
-    keep[:] = True
+    for i in range(keep.shape[0]):
+        keep[i] = True
     for i in range(props.shape[0] - 1, -1, -1):
         n = 0
         for r in rows:

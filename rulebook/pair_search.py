@@ -60,10 +60,23 @@ SERIAL_SECONDS = 0.1
 def applies(problem):
     """Whether :func:`pair_search` can search ``problem`` exactly.
 
-    The second-order objective with ``reg_lambda > 0``, a length limit of 1
-    or 2 conditions, every proposition allowed, no pair of nominal columns
-    with more than ``MAX_BRANCHED_CATEGORIES`` categories each, and no
-    pair of columns with more than ``MAX_PAIR_CELLS`` cells.
+    Parameters
+    ----------
+    problem : rulebook.search.SearchProblem
+        The round's search problem (objective code, ``reg_lambda``,
+        ``max_rule_length``, ``allowed``, ``n_bins``, ``is_nominal``).
+
+    Returns
+    -------
+    bool
+        True for the second-order objective (code 2) with
+        ``reg_lambda > 0``, a length limit of 1 or 2 conditions, every
+        proposition allowed (``allowed is None``), no pair of nominal
+        columns with more than ``MAX_BRANCHED_CATEGORIES`` categories each,
+        and no pair of columns with more than ``MAX_PAIR_CELLS`` cells
+        (``n_bins + 1`` of one times ``n_bins + 1`` of the other).
+        Otherwise :func:`rulebook.optimal.optimal_search` runs
+        the general branch and bound.
     """
     if problem.objective != 2 or not problem.reg_lambda > 0.0:
         return False
@@ -168,6 +181,9 @@ class _Worker:
         B = columns.B
         self.scratch = (np.empty((5, B)), np.empty((2, B + 1), np.int64),
                         np.empty((2, B + 1)), np.empty(B), np.empty(B, np.int64))
+        # Sums per cell of the current pair: one buffer for the widest pair,
+        # reused by every pair of every round (about 2 MB at 255 bins).
+        self.cum_buffer = np.empty(4 * (B + 1) * B)
         self.best = np.array([value, 0.0])
         self.query = list(query)
         self.state = np.zeros(kernels.N_STATE, np.int64)
@@ -190,7 +206,7 @@ class _Worker:
             rank = np.argsort(-np.abs(np.nan_to_num(ratio)), kind="stable")
             position[rank] = np.arange(Bc)
         self.bin_of = np.argsort(position[:Bc], kind="stable")  # position -> bin
-        self.cum = np.empty((4, Bc + 1, Bf))
+        self.cum = self.cum_buffer[:4 * (Bc + 1) * Bf].reshape(4, Bc + 1, Bf)
         kernels.pair_grid(cols.X[:, c], cols.X[:, f], position, Bc, Bf, cols.g, cols.h,
                           self.cum)
         depth = 4 * (Bc + 2)
