@@ -3,30 +3,26 @@
     bin once -> fit the intercept (background rule) -> for each round:
     gradients -> base learner -> rule weight -> update raw scores.
 
-Stagewise (``weight_update="stagewise"``): a rule's weight is fixed when
-it is added. Corrective (``"corrective"``, Yang et al. 2024, eq. 7): after
-each rule the intercept and all weights are re-fitted jointly
-(:mod:`rulebook.corrective`). A learner whose ``objective`` is
-``"orthogonal"`` also gets the orthonormal basis of the selected queries
-(:mod:`rulebook.orthogonal`, Algorithm 1 of Yang et al. 2024).
+The loop knows neither the learner nor the weight update it runs. The
+learner is seen through :class:`rulebook.search.LearnerRounds` (each
+round's query; a learner with per-fit state brings its own); the weights
+through :mod:`rulebook.weight_updates` (stagewise, Boley et al. 2021, eq. 2.2, or
+corrective, Yang et al. 2024, eq. 7).
 """
 
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ._progress import reporting, set_status
-from .corrective import corrective_weights
-from .losses import newton_rule_weight
-from .objectives import OBJECTIVES, ORTHOGONAL, second_order_weight
-from .optimal import OptimalLearner, shorten_conditions
-from .orthogonal import ChannelProblem, OrthogonalBasis
+from .objectives import search_code
 from .rules import Query, Rule
-from .search import SearchProblem
+from .search import SearchProblem, start_rounds
+from .weight_updates import weight_update
 
 # A round whose gradient sum over the chosen extent is this small relative
 # to the total absolute gradient cannot reduce the loss: boosting stops.
@@ -71,8 +67,8 @@ def fit_boosting(setup):
     intercept = loss.baseline(y, weights)
     raw = np.full(len(y), intercept)
     rows = np.flatnonzero(weights > 0)
-    state = _WeightState(setup) if setup.weight_update == "corrective" else None
-    basis = OrthogonalBasis(weights, setup.n_rules) if _is_orthogonal(setup) else None
+    rounds = start_rounds(setup.learner, weights, setup.n_rules)
+    update = weight_update(setup)
     history = [_record(0, "(intercept)", intercept, np.nan, loss.loss(y, raw, weights),
                        1.0, 0, 0, time.perf_counter() - started, {"intercept": intercept,
                                                                   "weights": ()})]
@@ -82,11 +78,8 @@ def fit_boosting(setup):
         g, h = loss.gradient_hessian(y, raw, weights)
         problem = _problem(setup, g, h, rows)
         with _round_progress(setup.progress, t):
-            result = _shortened(setup, problem, _search(setup, problem, basis))
-        G = float(g[result.rows].sum())
-        # Orthogonal: the projected gradient's sum decides (g^T q itself is
-        # ~0 for a query in the span of the rules after a corrective re-fit).
-        progress = abs(G) if basis is None else result.value
+            result = rounds.search(problem)
+        progress = rounds.progress(problem, result)
         if progress <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0:
             warnings.warn(
                 f"boosting stopped after {t - 1} rules: no query reduces the loss "
@@ -97,16 +90,11 @@ def fit_boosting(setup):
             break
         query = Query(tuple(setup.binner.proposition(*c) for c in result.conditions))
         coverage = float(weights[result.rows].sum() / weights.sum())
-        if state is None:
-            weight = _rule_weight(setup, result.rows, G, h, raw)
-            raw[result.rows] += weight
-            rules.append(Rule(query, weight, coverage))
-        else:
-            intercept, rules, raw = state.add(result.rows, Rule(query, 0.0, coverage), rules)
-            weight = rules[-1].weight
-            result.stats = {**result.stats, "refit_iterations": state.n_iter}
-        if basis is not None:
-            basis.add(_indicator(len(y), result.rows))
+        intercept, rules, raw, update_stats = update.add(
+            result.rows, Rule(query, 0.0, coverage), rules, intercept, raw, g, h)
+        weight = rules[-1].weight
+        result.stats = {**result.stats, **update_stats}
+        rounds.added(result.rows)
         complexity = len(rules) + sum(len(r) for r in rules)
         # The whole model after this round: a corrective update changes every
         # weight, so the model of round t is not the first t rules of the
@@ -163,85 +151,6 @@ def _history_frame(records):
                          for name in names}, index=index)
 
 
-def _is_orthogonal(setup):
-    return getattr(setup.learner, "objective", None) == ORTHOGONAL
-
-
-def _search(setup, problem, basis):
-    """Run the learner; the orthogonal one on channels of the current basis.
-
-    With ``reg_lambda > 0`` the re-fitted gradient need not be orthogonal to
-    the selected queries (Proposition 4 of Yang et al. holds for
-    ``reg_lambda = 0``) and can even lie in their span: every ``obj_ogb``
-    is then 0 although a new rule still lowers the regularised risk
-    wherever ``q^T g != 0`` (seen on breast_cancer after 8 rules). Such a
-    round falls back to the gradient-boosting objective ``|g^T q| / ||q||``
-    (``history_`` column ``objective_fallback``) instead of stopping.
-    """
-    if basis is None:
-        return setup.learner.search(problem)
-    channels = ChannelProblem.orthogonal(problem, basis, setup.learner.epsilon)
-    result = setup.learner.search_channels(channels)
-    if result.value > _STOP_TOLERANCE * np.abs(problem.g).sum():
-        return result
-    problem.objective = OBJECTIVES["gradient_boosting"]
-    result = setup.learner.search_channels(ChannelProblem.standard(problem))
-    result.stats = {**result.stats, "objective_fallback": True}
-    return result
-
-
-def _indicator(n, rows):
-    q = np.zeros(n)
-    q[rows] = 1.0
-    return q
-
-
-class _WeightState:
-    """Query matrix and weights of the corrective update (Yang et al. 2024, eq. 7).
-
-    Each re-fit is warm-started from the previous round's intercept and
-    weights, the new rule's weight starting at 0.
-    """
-
-    def __init__(self, setup):
-        self.setup = setup
-        # Column-major: a round writes one column, which is then contiguous.
-        # Row-major, writing a column touched one page per row of a matrix
-        # that np.zeros maps lazily: 11 s in one uninterruptible statement
-        # for the first rule of 5000 on 10^5 rows (and all of its 4 GB).
-        self.Q = np.zeros((len(setup.y), setup.n_rules), order="F")
-        self.t = 0
-        self.n_iter = 0
-
-    def add(self, rows, rule, rules):
-        """Re-fit with the new rule; return ``(intercept, rules, raw)``."""
-        setup = self.setup
-        self.Q[rows, self.t] = 1.0
-        self.t += 1
-        Q = self.Q[:, :self.t]
-        previous = np.array([r.weight for r in rules] + [0.0])
-        start = (getattr(self, "intercept", setup.loss.baseline(setup.y, setup.sample_weight)),
-                 previous)
-        fit = corrective_weights(setup.loss, setup.y, Q, setup.sample_weight, setup.reg_lambda,
-                                 start=start)
-        self.intercept, self.n_iter = fit.intercept, fit.n_iter
-        rules = [replace(r, weight=float(w)) for r, w in zip(list(rules) + [rule], fit.weights)]
-        return fit.intercept, rules, fit.intercept + Q @ fit.weights
-
-
-def _shortened(setup, problem, result):
-    """``result`` with an approximately shortest query of the same extent.
-
-    The optimal learner shortens its own queries; the others' (greedy and
-    orthogonal refinement add conditions that later ones can make redundant
-    on the training data) are shortened here, unless the learner says
-    ``shorten=False``. Same rows, so the same weight and objective.
-    """
-    if isinstance(setup.learner, OptimalLearner) or not getattr(setup.learner, "shorten", True):
-        return result
-    return replace(result, conditions=shorten_conditions(problem, result.conditions, result.rows))
-
-
 def _problem(setup, g, h, rows):
     return SearchProblem(
         X_binned=setup.X_binned,
@@ -252,33 +161,10 @@ def _problem(setup, g, h, rows):
         c=setup.sample_weight,
         rows=rows,
         reg_lambda=float(setup.reg_lambda),
-        # The orthogonal objective is scored on channels (rulebook.orthogonal),
-        # never through this code; it is the gradient-boosting one there.
-        objective=OBJECTIVES.get(setup.objective, OBJECTIVES["gradient_boosting"]),
+        objective=search_code(setup.objective),
         max_rule_length=setup.max_rule_length or 0,
         allowed=setup.allowed,
     )
-
-
-def _rule_weight(setup, rows, G, h, raw):
-    """Closed form for the second-order objective (eq. 2.2), else exact 1-D.
-
-    The closed form is one Newton step from 0; for the logistic and Poisson
-    losses it can overshoot far from the optimum (seen on the ships counts),
-    and then it is replaced by the exact minimiser of the regularised loss on
-    the extent, so that no rule makes the training loss worse.
-    """
-    args = (setup.loss, setup.y[rows], raw[rows], setup.sample_weight[rows], setup.reg_lambda)
-    if setup.objective == "second_order":
-        weight = second_order_weight(G, float(h[rows].sum()), setup.reg_lambda)
-        if setup.loss.name == "squared" or _extent_loss(weight, *args) <= _extent_loss(0.0, *args):
-            return weight
-    return newton_rule_weight(*args)
-
-
-def _extent_loss(weight, loss, y, raw, sample_weight, reg_lambda):
-    """Regularised loss of the extent's rows with ``weight`` added."""
-    return loss.loss(y, raw + weight, sample_weight) * sample_weight.sum() + 0.5 * reg_lambda * weight**2
 
 
 def _record(t, rule, weight, objective, train_loss, coverage, length, complexity, seconds, stats):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .objectives import _objective
 from .search import SearchResult
+from .shortening import shortened
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,11 @@ class GreedyLearner:
     name = "greedy"
 
     def search(self, problem):
-        """Find a query by greedy refinement; see :func:`greedy_search`."""
-        return greedy_search(problem)
+        """Find a query by greedy refinement (:func:`greedy_search`), then
+        shorten it (:func:`rulebook.shortening.shortened`) unless
+        ``shorten=False``."""
+        result = greedy_search(problem)
+        return shortened(problem, result) if self.shorten else result
 
 
 def greedy_search(problem):

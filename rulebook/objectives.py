@@ -74,6 +74,21 @@ def objective_code(name):
         ) from None
 
 
+def search_code(name):
+    """Code of the objective a :class:`~rulebook.search.SearchProblem` carries.
+
+    The orthogonal objective is scored on channels (:mod:`rulebook.orthogonal`),
+    never through a problem's code; its problems carry the gradient-boosting
+    objective, which the orthogonal learner falls back to.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a known objective.
+    """
+    return objective_code("gradient_boosting" if name == ORTHOGONAL else name)
+
+
 @jit
 def _objective(code, G, H, C, n, reg_lambda):
     """Scalar objective value; the one definition used by every kernel."""

@@ -68,12 +68,12 @@ import numpy as np
 from . import _bnb_kernels as bnb
 from . import _bound_kernels as kernels
 from . import _progress as progress
-from . import _search_kernels as search_kernels
 from . import pair_search
 from ._atoms import atom_problem
-from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
+from .proposition_space import _PropositionSpace
 from .search import SearchResult
+from .shortening import shorten_conditions, shortest_equivalent
 
 # Open-list orders; a name's position is the kernel's code for it.
 ORDERS = ("best_first", "breadth_first", "depth_first")
@@ -243,10 +243,8 @@ def _greedy_seed(problem):
     result = greedy_search(problem)
     if not result.conditions:
         return None
-    space = _PropositionSpace.of(problem)
-    number = {space.condition(p): p for p in space.searched}
-    props = [number.get(tuple(int(v) for v in c)) for c in result.conditions]
-    if any(p is None for p in props):
+    props = _PropositionSpace.of(problem).numbers(result.conditions, searched_only=True)
+    if props is None:
         return None
     return float(result.value), tuple(sorted(props))
 
@@ -390,63 +388,6 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
                         np.sort(rows), stats)
 
 
-@dataclass(frozen=True)
-class _PropositionSpace:
-    """The numbered propositions of a problem, in the greedy scan's order."""
-
-    feature: np.ndarray
-    op: np.ndarray
-    bin: np.ndarray
-    searched: np.ndarray
-
-    @classmethod
-    def of(cls, problem):
-        # Every round of a fit asks for the same space: keep the last one.
-        allowed = getattr(problem, "allowed", None)
-        key = tuple(None if a is None else (a.dtype.str, a.shape, a.tobytes())
-                    for a in (np.asarray(problem.n_bins), np.asarray(problem.is_nominal), allowed))
-        last = _LAST_SPACE.get("entry")
-        if last is not None and last[0] == key:
-            return last[1]
-        space = cls._build(problem)
-        for array in (space.feature, space.op, space.bin, space.searched):
-            array.flags.writeable = False  # shared by later rounds
-        _LAST_SPACE["entry"] = (key, space)
-        return space
-
-    @classmethod
-    def _build(cls, problem):
-        feature, op, bin_ = [], [], []
-        for j, nb in enumerate(int(b) for b in problem.n_bins):
-            if problem.is_nominal[j]:
-                for k in range(nb):
-                    feature.append(j), op.append(EQ), bin_.append(k)
-                    if nb > 2:
-                        feature.append(j), op.append(NE), bin_.append(k)
-            else:
-                for k in range(nb - 1):
-                    feature.append(j), op.append(LE), bin_.append(k)
-                for k in range(nb - 2, -1, -1):
-                    feature.append(j), op.append(GT), bin_.append(k)
-        as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
-        feature, op, bin_ = as_int(feature), as_int(op), as_int(bin_)
-        searched = np.arange(len(feature), dtype=np.int64)
-        allowed = getattr(problem, "allowed", None)
-        if allowed is not None:
-            searched = searched[allowed[feature, bin_, op]]
-        return cls(feature, op, bin_, searched)
-
-    def __len__(self):
-        return len(self.feature)
-
-    def condition(self, p):
-        return int(self.feature[p]), int(self.op[p]), int(self.bin[p])
-
-    def conditions(self, props):
-        return tuple(self.condition(p) for p in props)
-
-
-_LAST_SPACE = {}  # the last space built (replaced whole: safe across threads)
 _LAST_SEARCH_ORDER = {}  # the last search order of propositions, likewise
 
 
@@ -1067,96 +1008,3 @@ def _enlarged(array, needed):
     out = np.empty((max(needed, 2 * len(array)),) + array.shape[1:], dtype=array.dtype)
     out[: len(array)] = array
     return out
-
-
-def shortest_equivalent(problem, props, rows, space=None):
-    """An approximately shortest query with the same extent (greedy set cover).
-
-    Among the propositions implied by the extent, repeatedly choose the one
-    that excludes the most root rows not yet excluded (the first in
-    proposition order on ties) until only the extent remains; keep the
-    original query if that is not strictly shorter (Boley et al. 2021, end
-    of Section 3.2; greedy set cover is within a factor ``ln n`` of the
-    shortest). Finally drop any proposition the others make redundant, the
-    last first (greedy set cover can choose one that later choices make
-    redundant; a core query can contain one too).
-
-    Parameters
-    ----------
-    problem : SearchProblem
-    props : tuple of int
-        Proposition numbers of the query (in :class:`_PropositionSpace` order).
-    rows : ndarray of int
-        Its extent within ``problem.rows``.
-    space : _PropositionSpace, optional
-
-    Returns
-    -------
-    tuple of int
-        Proposition numbers, ascending unless the query is returned as
-        given; never longer than ``props``, in propositions nor in columns
-        (conditions, what ``max_rule_length`` limits).
-
-    References
-    ----------
-    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
-       short than greedy: interpretable models through optimal rule
-       boosting. SDM. Section 3.2, last paragraph.
-    """
-    if len(props) <= 1:
-        return tuple(props)
-    space = space or _PropositionSpace.of(problem)
-    X, root, n_bins = problem.X_binned, problem.rows, problem.n_bins
-    inside = np.zeros(len(X), bool)
-    inside[rows] = True
-    chosen = np.empty(len(props) - 1, np.int64)
-    k = search_kernels.greedy_cover(X, root, inside, space.feature, space.op, space.bin, n_bins,
-                                    space.searched, len(chosen), chosen)
-    best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
-    if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
-        # Fewer propositions on more columns: longer in conditions.
-        best = np.array(props, np.int64)
-    keep = np.empty(len(best), bool)
-    search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
-                             len(rows), keep)
-    return tuple(int(p) for p in best[keep])
-
-
-def shorten_conditions(problem, conditions, rows):
-    """A learner's query replaced by an approximately shortest equivalent one.
-
-    :func:`shortest_equivalent` for queries given as ``(feature, op, bin)``
-    triples, as the greedy and orthogonal learners return them: the result
-    covers the same training rows (``rows`` within ``problem.rows``), with
-    no more propositions and no more columns; propositions that are
-    redundant on the training data are dropped (Boley et al. 2021, end of
-    Section 3.2, which does this for the optimal learner's queries).
-
-    Parameters
-    ----------
-    problem : SearchProblem
-    conditions : tuple of (int, int, int)
-    rows : ndarray of int
-        The query's extent.
-
-    Returns
-    -------
-    tuple of (int, int, int)
-        ``conditions`` itself if a proposition lies outside the searched
-        propositions of ``problem`` (nothing to choose from then).
-
-    References
-    ----------
-    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
-       short than greedy: interpretable models through optimal rule
-       boosting. SDM. Section 3.2, last paragraph.
-    """
-    if len(conditions) <= 1:
-        return tuple(conditions)
-    space = _PropositionSpace.of(problem)
-    number = {space.condition(p): p for p in range(len(space))}
-    props = [number.get(tuple(int(v) for v in c)) for c in conditions]
-    if any(p is None for p in props):
-        return tuple(conditions)
-    return space.conditions(shortest_equivalent(problem, tuple(sorted(props)), rows, space))
-

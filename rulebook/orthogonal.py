@@ -44,9 +44,15 @@ import numpy as np
 from . import _orthogonal_bnb_kernels as bnb_kernels
 from . import _orthogonal_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
-from .search import SearchResult
+from .objectives import OBJECTIVES
+from .search import LearnerRounds, SearchResult
+from .shortening import shortened
 
 SEARCHES = ("greedy", "beam", "branch_and_bound")
+# A round whose orthogonal objective is this small relative to sum |g|
+# falls back to the gradient-boosting objective (OrthogonalRounds); the
+# boosting loop's own stopping tolerance.
+_FALLBACK_TOLERANCE = 1e-12
 # Orthogonal objective values equal up to rounding are ties: a query and its
 # complement always tie once the intercept is in the basis (q_perp = -(1 -
 # q)_perp), and which one wins must not depend on the order of summation
@@ -585,13 +591,68 @@ class OrthogonalLearner:
         return branch_and_bound(problem, self.bound, self.max_nodes)
 
     def search(self, problem):
-        """Search a plain :class:`~rulebook.search.SearchProblem`.
+        """Search a plain :class:`~rulebook.search.SearchProblem`; the query
+        comes shortened (:func:`rulebook.shortening.shortened`).
 
         Without a basis (outside the boosting loop) the orthogonal objective
         has only the intercept to project out.
         """
         basis = OrthogonalBasis(problem.c, 0)
-        return self.search_channels(ChannelProblem.orthogonal(problem, basis, self.epsilon))
+        return shortened(problem, self.search_channels(
+            ChannelProblem.orthogonal(problem, basis, self.epsilon)))
+
+    def start_rounds(self, sample_weight, n_rules):
+        """The learner's searches over one fit (:class:`OrthogonalRounds`)."""
+        return OrthogonalRounds(self, sample_weight, n_rules)
+
+
+class OrthogonalRounds(LearnerRounds):
+    """The orthogonal learner over the rounds of a fit (Yang et al. 2024, Algorithm 1).
+
+    Keeps the orthonormal basis of the selected queries' indicator vectors;
+    each round's objective is scored on channels of it
+    (:meth:`ChannelProblem.orthogonal`).
+
+    With ``reg_lambda > 0`` the re-fitted gradient need not be orthogonal to
+    the selected queries (Proposition 4 of Yang et al. holds for
+    ``reg_lambda = 0``) and can even lie in their span: every ``obj_ogb``
+    is then 0 although a new rule still lowers the regularised risk
+    wherever ``q^T g != 0`` (seen on breast_cancer after 8 rules). Such a
+    round falls back to the gradient-boosting objective ``|g^T q| / ||q||``
+    (``history_`` column ``objective_fallback``) instead of stopping.
+
+    Parameters
+    ----------
+    learner : OrthogonalLearner
+    sample_weight : ndarray of shape (n_samples,), float64
+    n_rules : int
+    """
+
+    def __init__(self, learner, sample_weight, n_rules):
+        super().__init__(learner)
+        self.basis = OrthogonalBasis(sample_weight, n_rules)
+
+    def search(self, problem):
+        """The round's query by the orthogonal objective (or the fallback), shortened."""
+        learner = self.learner
+        channels = ChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
+        result = learner.search_channels(channels)
+        if not result.value > _FALLBACK_TOLERANCE * np.abs(problem.g).sum():
+            problem.objective = OBJECTIVES["gradient_boosting"]
+            result = learner.search_channels(ChannelProblem.standard(problem))
+            result.stats = {**result.stats, "objective_fallback": True}
+        return shortened(problem, result)
+
+    def added(self, rows):
+        """Adds the rule's indicator vector to the basis."""
+        q = np.zeros(len(self.basis.sample_weight))
+        q[rows] = 1.0
+        self.basis.add(q)
+
+    def progress(self, problem, result):
+        """The projected gradient's objective: ``g^T q`` itself is ~0 for a
+        query in the span of the rules after a corrective re-fit."""
+        return result.value
 
 
 @dataclass(frozen=True)
@@ -616,8 +677,9 @@ class BeamLearner:
             raise ValueError(f"width must be an int >= 1; got {self.width!r}.")
 
     def search(self, problem):
-        """Beam search with the problem's own objective; see :func:`beam_search`."""
-        return beam_search(ChannelProblem.standard(problem), self.width)
+        """Beam search with the problem's own objective (:func:`beam_search`);
+        the query comes shortened (:func:`rulebook.shortening.shortened`)."""
+        return shortened(problem, beam_search(ChannelProblem.standard(problem), self.width))
 
 
 def _positive_int(value):

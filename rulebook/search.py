@@ -156,3 +156,61 @@ class SearchResult:
     value: float
     rows: np.ndarray
     stats: dict = field(default_factory=dict)
+
+
+class LearnerRounds:
+    """A base learner's searches over the rounds of one fit.
+
+    This is the boosting loop's whole view of a learner: each round it
+    calls :meth:`search` with the round's problem and, once the rule is in
+    the model, :meth:`added` with the rule's extent; its stopping test reads
+    :meth:`progress`. This default serves learners without per-fit state
+    (each round ``learner.search(problem)``). A learner with state has a
+    method ``start_rounds(sample_weight, n_rules)`` returning its own
+    object with these three methods: the orthogonal learner keeps the
+    orthonormal basis of the selected queries there
+    (:class:`rulebook.orthogonal.OrthogonalRounds`). Learners return
+    shortened queries themselves (:mod:`rulebook.shortening`).
+
+    Parameters
+    ----------
+    learner : object with a method ``search(problem) -> SearchResult``
+    """
+
+    def __init__(self, learner):
+        self.learner = learner
+
+    def search(self, problem):
+        """The round's query; see :class:`SearchProblem` and :class:`SearchResult`."""
+        return self.learner.search(problem)
+
+    def added(self, rows):
+        """The rule of the last search is in the model (``rows``: its extent)."""
+
+    def progress(self, problem, result):
+        """How far the rule moves the model: ``|sum of g over its extent|``.
+
+        The loop stops when this is negligible against ``sum |g|`` (the
+        gradient has no component the rule can follow).
+        """
+        return abs(float(problem.g[result.rows].sum()))
+
+
+def start_rounds(learner, sample_weight, n_rules):
+    """The :class:`LearnerRounds` of ``learner`` for a fit.
+
+    Parameters
+    ----------
+    learner : object
+        A base learner; its ``start_rounds(sample_weight, n_rules)`` is used
+        when it has one.
+    sample_weight : ndarray of shape (n_samples,), float64
+    n_rules : int
+        Rounds the fit will run at most.
+
+    Returns
+    -------
+    LearnerRounds or the learner's own equivalent
+    """
+    start = getattr(learner, "start_rounds", None)
+    return LearnerRounds(learner) if start is None else start(sample_weight, n_rules)

@@ -1,0 +1,124 @@
+"""Shortest equivalent queries (Boley et al. 2021, end of Section 3.2).
+
+A learner's query is replaced by an approximately shortest query with the
+same extent on the training rows: greedy set cover over the propositions
+the extent implies, then redundant propositions dropped. The optimal
+learner shortens the queries it finds; the greedy, beam and orthogonal
+learners shorten theirs through :func:`shortened` (refinement adds
+conditions that later ones can make redundant).
+"""
+
+from dataclasses import replace
+
+import numpy as np
+
+from . import _search_kernels as search_kernels
+from .proposition_space import _PropositionSpace
+
+
+def shortest_equivalent(problem, props, rows, space=None):
+    """An approximately shortest query with the same extent (greedy set cover).
+
+    Among the propositions implied by the extent, repeatedly choose the one
+    that excludes the most root rows not yet excluded (the first in
+    proposition order on ties) until only the extent remains; keep the
+    original query if that is not strictly shorter (Boley et al. 2021, end
+    of Section 3.2; greedy set cover is within a factor ``ln n`` of the
+    shortest). Finally drop any proposition the others make redundant, the
+    last first (greedy set cover can choose one that later choices make
+    redundant; a core query can contain one too).
+
+    Parameters
+    ----------
+    problem : SearchProblem
+    props : tuple of int
+        Proposition numbers of the query (in :class:`_PropositionSpace` order).
+    rows : ndarray of int
+        Its extent within ``problem.rows``.
+    space : _PropositionSpace, optional
+
+    Returns
+    -------
+    tuple of int
+        Proposition numbers, ascending unless the query is returned as
+        given; never longer than ``props``, in propositions nor in columns
+        (conditions, what ``max_rule_length`` limits).
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 3.2, last paragraph.
+    """
+    if len(props) <= 1:
+        return tuple(props)
+    space = space or _PropositionSpace.of(problem)
+    X, root, n_bins = problem.X_binned, problem.rows, problem.n_bins
+    inside = np.zeros(len(X), bool)
+    inside[rows] = True
+    chosen = np.empty(len(props) - 1, np.int64)
+    k = search_kernels.greedy_cover(X, root, inside, space.feature, space.op, space.bin, n_bins,
+                                    space.searched, len(chosen), chosen)
+    best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
+    if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
+        # Fewer propositions on more columns: longer in conditions.
+        best = np.array(props, np.int64)
+    keep = np.empty(len(best), bool)
+    search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
+                             len(rows), keep)
+    return tuple(int(p) for p in best[keep])
+
+
+def shorten_conditions(problem, conditions, rows):
+    """A learner's query replaced by an approximately shortest equivalent one.
+
+    :func:`shortest_equivalent` for queries given as ``(feature, op, bin)``
+    triples, as the greedy and orthogonal learners return them: the result
+    covers the same training rows (``rows`` within ``problem.rows``), with
+    no more propositions and no more columns; propositions that are
+    redundant on the training data are dropped (Boley et al. 2021, end of
+    Section 3.2, which does this for the optimal learner's queries).
+
+    Parameters
+    ----------
+    problem : SearchProblem
+    conditions : tuple of (int, int, int)
+    rows : ndarray of int
+        The query's extent.
+
+    Returns
+    -------
+    tuple of (int, int, int)
+        ``conditions`` itself if a proposition lies outside the searched
+        propositions of ``problem`` (nothing to choose from then).
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 3.2, last paragraph.
+    """
+    if len(conditions) <= 1:
+        return tuple(conditions)
+    space = _PropositionSpace.of(problem)
+    props = space.numbers(conditions)
+    if props is None:
+        return tuple(conditions)
+    return space.conditions(shortest_equivalent(problem, tuple(sorted(props)), rows, space))
+
+
+def shortened(problem, result):
+    """``result`` with :func:`shorten_conditions` applied to its query.
+
+    Same rows, so the same objective value and rule weight.
+
+    Parameters
+    ----------
+    problem : SearchProblem
+    result : SearchResult
+
+    Returns
+    -------
+    SearchResult
+    """
+    return replace(result, conditions=shorten_conditions(problem, result.conditions, result.rows))

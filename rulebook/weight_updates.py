@@ -1,0 +1,115 @@
+"""Weight updates of the boosting loop: what a new rule does to the weights.
+
+* :class:`StagewiseUpdate` (Boley et al. 2021, eq. 2.2): the new rule's
+  weight is fitted on its extent and never changed again.
+* :class:`CorrectiveUpdate` (Yang et al. 2024, eq. 7): the intercept and
+  every weight are re-fitted jointly after each rule
+  (:func:`rulebook.corrective.corrective_weights`).
+
+Both have one method, ``add(rows, rule, rules, intercept, raw, g, h) ->
+(intercept, rules, raw, stats)``, so the loop does not know which one runs.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+
+from .corrective import corrective_weights
+from .losses import newton_rule_weight
+from .objectives import second_order_weight
+
+
+def weight_update(setup):
+    """The update a fit's ``setup.weight_update`` names (``"stagewise"`` or ``"corrective"``)."""
+    return CorrectiveUpdate(setup) if setup.weight_update == "corrective" else StagewiseUpdate(setup)
+
+
+class StagewiseUpdate:
+    """Fixes each rule's weight when it is added (Boley et al. 2021, eq. 2.2)."""
+
+    def __init__(self, setup):
+        self.setup = setup
+
+    def add(self, rows, rule, rules, intercept, raw, g, h):
+        """The model with ``rule`` added at its fitted weight.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            The rule's extent.
+        rule : Rule
+            The new rule (its weight is replaced).
+        rules : list of Rule
+            The rules so far (not modified).
+        intercept : float
+        raw : ndarray of shape (n_samples,), float64
+            Raw scores of the model so far; updated in place.
+        g, h : ndarray of shape (n_samples,), float64
+            The round's gradients and Hessians (sample-weighted).
+
+        Returns
+        -------
+        intercept : float
+        rules : list of Rule
+        raw : ndarray of shape (n_samples,)
+        stats : dict
+            Extra ``history_`` columns (none).
+        """
+        weight = _rule_weight(self.setup, rows, float(g[rows].sum()), h, raw)
+        raw[rows] += weight
+        return intercept, [*rules, replace(rule, weight=weight)], raw, {}
+
+
+class CorrectiveUpdate:
+    """Re-fits the intercept and all weights after each rule (Yang et al. 2024, eq. 7).
+
+    Each re-fit is warm-started from the previous round's intercept and
+    weights, the new rule's weight starting at 0.
+    """
+
+    def __init__(self, setup):
+        self.setup = setup
+        # Column-major: a round writes one column, which is then contiguous.
+        # Row-major, writing a column touched one page per row of a matrix
+        # that np.zeros maps lazily: 11 s in one uninterruptible statement
+        # for the first rule of 5000 on 10^5 rows (and all of its 4 GB).
+        self.Q = np.zeros((len(setup.y), setup.n_rules), order="F")
+        self.t = 0
+
+    def add(self, rows, rule, rules, intercept, raw, g, h):
+        """The model with ``rule`` added and every weight re-fitted.
+
+        Parameters and returns as :meth:`StagewiseUpdate.add`; ``raw`` is
+        recomputed, ``stats`` holds ``refit_iterations`` (Newton steps).
+        """
+        setup = self.setup
+        self.Q[rows, self.t] = 1.0
+        self.t += 1
+        Q = self.Q[:, :self.t]
+        previous = np.array([r.weight for r in rules] + [0.0])
+        fit = corrective_weights(setup.loss, setup.y, Q, setup.sample_weight, setup.reg_lambda,
+                                 start=(intercept, previous))
+        rules = [replace(r, weight=float(w)) for r, w in zip([*rules, rule], fit.weights)]
+        return fit.intercept, rules, fit.intercept + Q @ fit.weights, {
+            "refit_iterations": fit.n_iter}
+
+
+def _rule_weight(setup, rows, G, h, raw):
+    """Closed form for the second-order objective (eq. 2.2), else exact 1-D.
+
+    The closed form is one Newton step from 0; for the logistic and Poisson
+    losses it can overshoot far from the optimum (seen on the ships counts),
+    and then it is replaced by the exact minimiser of the regularised loss on
+    the extent, so that no rule makes the training loss worse.
+    """
+    args = (setup.loss, setup.y[rows], raw[rows], setup.sample_weight[rows], setup.reg_lambda)
+    if setup.objective == "second_order":
+        weight = second_order_weight(G, float(h[rows].sum()), setup.reg_lambda)
+        if setup.loss.name == "squared" or _extent_loss(weight, *args) <= _extent_loss(0.0, *args):
+            return weight
+    return newton_rule_weight(*args)
+
+
+def _extent_loss(weight, loss, y, raw, sample_weight, reg_lambda):
+    """Regularised loss of the extent's rows with ``weight`` added."""
+    return loss.loss(y, raw + weight, sample_weight) * sample_weight.sum() + 0.5 * reg_lambda * weight**2
