@@ -11,13 +11,29 @@ import pandas as pd
 from numba import prange
 
 from ._config import jit_parallel
-from .rules import _column
 
 # Work (rows x conditions) above which the numba kernel is used; below it
 # NumPy is as fast and compiling the kernel would dominate.
 PREDICT_MIN_WORK = 200_000
 
 _OP_CODES = {"<=": 0, "<": 1, ">": 2, ">=": 3, "==": 4, "!=": 5}
+
+
+def _column(X, name, index, by_name):
+    """One column of ``X`` by name (DataFrame) or by position."""
+    if isinstance(X, pd.DataFrame):
+        if by_name:
+            if name not in X.columns:
+                raise ValueError(f"column {name!r} is missing from X; the model uses it.")
+            return X[name]
+        return X.iloc[:, index]
+    array = np.asarray(X)
+    if array.ndim != 2 or array.shape[1] <= index:
+        raise ValueError(
+            f"X must be 2-D with at least {index + 1} columns to evaluate a condition "
+            f"on {name!r}; got shape {array.shape}."
+        )
+    return pd.Series(array[:, index], copy=False)
 
 
 def decision_function(ensemble, X):

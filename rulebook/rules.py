@@ -35,6 +35,7 @@ import pandas as pd
 
 from ._canonical import canonical_propositions, format_condition, format_proposition
 from ._formatting import format_weight
+from ._predict import _column, decision_function
 
 NUMERIC_OPERATORS = {
     "<=": operator.le,
@@ -44,23 +45,6 @@ NUMERIC_OPERATORS = {
 }
 NOMINAL_OPERATORS = {"==": operator.eq, "!=": operator.ne}
 OPERATORS = tuple(NUMERIC_OPERATORS) + tuple(NOMINAL_OPERATORS)
-
-
-def _column(X, name, index, by_name):
-    """One column of ``X`` by name (DataFrame) or by position."""
-    if isinstance(X, pd.DataFrame):
-        if by_name:
-            if name not in X.columns:
-                raise ValueError(f"column {name!r} is missing from X; the model uses it.")
-            return X[name]
-        return X.iloc[:, index]
-    array = np.asarray(X)
-    if array.ndim != 2 or array.shape[1] <= index:
-        raise ValueError(
-            f"X must be 2-D with at least {index + 1} columns to evaluate a condition "
-            f"on {name!r}; got shape {array.shape}."
-        )
-    return pd.Series(array[:, index], copy=False)
 
 
 @dataclass(frozen=True)
@@ -331,8 +315,6 @@ class RuleEnsemble:
         ValueError
             If a column the rules use is missing from ``X``.
         """
-        from ._predict import decision_function
-
         return decision_function(self, X)
 
     def predict(self, X):
