@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 from sklearn.utils import check_array, column_or_1d
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
@@ -51,10 +51,16 @@ def as_frame(X):
     ndarrays (and anything ``check_array`` accepts) get columns ``x0``,
     ``x1``, ...; object columns that hold only numbers become numeric.
 
+    Warns
+    -----
+    UserWarning
+        For a DataFrame with pandas sparse columns, naming how large they
+        are dense (they are densified when binned or evaluated).
+
     Raises
     ------
     TypeError
-        For sparse input.
+        For scipy sparse input.
     ValueError
         For empty, 1-D or complex input.
     """
@@ -66,6 +72,7 @@ def as_frame(X):
         if not X.columns.is_unique:
             dupes = sorted(map(str, X.columns[X.columns.duplicated()].unique()))
             raise ValueError(f"X has duplicate column names {dupes}; column names must be unique.")
+        _warn_sparse(X)
         return X
     array = check_array(
         X, dtype=None, ensure_all_finite=False, accept_sparse=False, ensure_min_samples=1
@@ -74,6 +81,26 @@ def as_frame(X):
     if array.dtype == object:
         frame = frame.infer_objects()
     return frame
+
+
+def _warn_sparse(frame):
+    """Warn that the sparse columns of ``frame`` will be densified.
+
+    Binning and prediction read every value of a column, so a pandas
+    sparse column costs its dense size; say how large before it is spent.
+    """
+    sparse = [name for name, dtype in frame.dtypes.items() if isinstance(dtype, pd.SparseDtype)]
+    if not sparse:
+        return
+    n_rows = frame.shape[0]
+    megabytes = n_rows * len(sparse) * 8 / 1e6
+    warnings.warn(
+        f"X has {len(sparse)} sparse columns (e.g. {sparse[:3]}); they are densified: "
+        f"{n_rows} rows x {len(sparse)} columns, about {megabytes:.3g} MB as float64. "
+        "Pass X.sparse.to_dense() to silence this warning.",
+        UserWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def column_kind(name, column):
@@ -259,25 +286,112 @@ def check_target(y, n_rows, *, numeric):
 def check_sample_weight(sample_weight, n_rows):
     """Non-negative finite weights of shape (n_rows,), float64; ones if None.
 
+    A number is that weight for every row. The array is a new one: the
+    caller's weights are never modified.
+
     Raises
     ------
     ValueError
-        Wrong shape, negative or non-finite weights, or all weights zero.
+        Values that are not numbers, wrong shape, negative or non-finite
+        weights, or all weights zero; the message names ``sample_weight``.
     """
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
-    if isinstance(sample_weight, numbers.Number):
-        return np.full(n_rows, float(sample_weight))
-    weights = np.asarray(sample_weight, dtype=np.float64)
-    if weights.shape != (n_rows,):
-        raise ValueError(
-            f"sample_weight must have shape ({n_rows},) like y; got {weights.shape}."
-        )
-    if not np.isfinite(weights).all() or (weights < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative.")
-    if weights.sum() <= 0:
-        raise ValueError("sample_weight sums to zero; at least one row needs positive weight.")
+    if isinstance(sample_weight, (str, bytes)):
+        raise ValueError(f"sample_weight must be a number or an array of numbers; got {sample_weight!r}.")
+    try:
+        # scikit-learn's check: shape, a number broadcast to every row, float64.
+        weights = _check_sample_weight(sample_weight, np.empty((n_rows, 0)), dtype=np.float64,
+                                       copy=True, allow_all_zero_weights=True)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"sample_weight must be a number or an array of numbers of shape "
+                         f"({n_rows},) like y; {error}") from None
+    if not np.isfinite(weights).all():
+        raise ValueError("sample_weight must be finite; it has NaN or infinite values.")
+    if (weights < 0).any():
+        raise ValueError(f"sample_weight must be non-negative; got {float(weights[weights < 0][0])!r}.")
+    if not (weights > 0).any():
+        raise ValueError("sample_weight is zero for every row; at least one row needs positive weight.")
     return weights
+
+
+def check_weighted_classes(y, weights, classes):
+    """Require rows of positive weight in both classes of a binary target.
+
+    A class whose rows all have weight zero is not in the data the model
+    is fitted to: the intercept would diverge (log odds of a probability
+    of 1) and every rule would be empty.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_rows,)
+        Target encoded as +1 / -1.
+    weights : ndarray of shape (n_rows,), float64
+        Validated :func:`check_sample_weight`.
+    classes : ndarray of shape (2,)
+        Labels of -1 and +1, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sample_weight`` and the class that has no positive weight.
+    """
+    positive = weights > 0
+    for code, label in zip((-1.0, 1.0), classes):
+        if not (positive & (y == code)).any():
+            raise ValueError(
+                f"sample_weight is zero on every row of class {label!r}; a classifier needs "
+                "rows of positive weight in both classes."
+            )
+
+
+def fit_columns(X):
+    """The column labels of a DataFrame ``X`` as a tuple; None for other input.
+
+    Stored at fit (``_fit_columns``) so that prediction can hold a frame to
+    the same columns whatever their labels' type: scikit-learn checks only
+    string names (``feature_names_in_``), and a frame built from an array,
+    ``pd.DataFrame(array)``, has integer names it ignores.
+    """
+    return tuple(X.columns) if isinstance(X, pd.DataFrame) else None
+
+
+def check_columns(columns, fitted):
+    """Require the columns of a prediction frame to be those of fit, in order.
+
+    The rule, for column labels of any type (str, int, ...) when ``fit``
+    saw a DataFrame: the same labels in the same order. Other labels are
+    an error listing the missing and unexpected ones; the same labels in
+    another order are an error too (as scikit-learn's for string names),
+    not silently reordered, so a frame is read one way only. Array input
+    is positional and not checked here.
+
+    Parameters
+    ----------
+    columns : Index
+        Columns of the prediction frame.
+    fitted : tuple or None
+        :func:`fit_columns` of the training data; None skips the check.
+
+    Raises
+    ------
+    ValueError
+        Missing or unexpected columns, or the columns in another order.
+    """
+    if fitted is None or list(columns) == list(fitted):
+        return
+    present, known = set(columns), set(fitted)
+    missing = [c for c in fitted if c not in present]
+    unexpected = [c for c in columns if c not in known]
+    if missing or unexpected:
+        raise ValueError(
+            f"X has other columns than in fit: missing {missing}, unexpected {unexpected}; "
+            f"pass the columns seen in fit, {list(fitted)}."
+        )
+    raise ValueError(
+        f"X has the columns seen in fit in another order, {list(columns)}; columns must be "
+        f"in the order of fit, {list(fitted)} (select them as X[{list(fitted)}])."
+    )
 
 
 def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
@@ -300,12 +414,20 @@ def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
     Raises
     ------
     ValueError
-        Wrong number or names of columns, a numeric column with
-        non-numeric values, infinite values.
+        Wrong number or names of columns, columns in another order than in
+        fit (:func:`check_columns`), a numeric column with non-numeric
+        values, infinite values.
     """
     frame = as_frame(X)
+    fitted = getattr(estimator, "_fit_columns", None)  # None also for models pickled before it
+    if isinstance(X, pd.DataFrame) and not hasattr(estimator, "feature_names_in_"):
+        # Names scikit-learn does not check (ints, ...): before its count of
+        # columns, so that the error lists them.
+        check_columns(X.columns, fitted)
     # On the caller's X: the names x0, x1, ... of as_frame are not feature names.
     validate_data(estimator, X, skip_check_array=True, reset=False)
+    if isinstance(X, pd.DataFrame):
+        check_columns(X.columns, fitted)
     names = ensemble.feature_names
     if ensemble.by_name and not isinstance(X, pd.DataFrame):
         # Positional input for a model fitted on named columns: scikit-learn

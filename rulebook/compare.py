@@ -40,6 +40,7 @@ References
    additive rule ensembles. AISTATS. Section 4 and Table 5 (supplement).
 """
 
+import numbers
 import time
 
 import numpy as np
@@ -82,7 +83,7 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
         Largest model size scored. When set, it is also passed to each
         learner as ``n_rules`` (boosting) or ``max_rules`` (RuleFit) if the
         learner has that parameter.
-    random_state : int, default=0
+    random_state : int, RandomState or None, default=0
         Seeds the splits and, for learners with ``random_state=None``, the
         learners (a seed per split, the same for every learner), so the
         whole comparison is reproducible. A learner's own ``random_state``
@@ -125,7 +126,8 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     Raises
     ------
     ValueError
-        Empty ``learners``, an unknown or uninferable ``task``, a
+        Empty ``learners``, ``n_splits`` not an int >= 1, a ``random_state``
+        that cannot seed a RandomState, an unknown or uninferable ``task``, a
         ``history_columns`` name that clashes with a column above.
     TypeError
         A fitted learner without a RuleEnsemble ``ensemble_``.
@@ -156,6 +158,10 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     """
     if not learners:
         raise ValueError("learners is empty; pass a dict of name -> unfitted estimator.")
+    if (isinstance(n_splits, (bool, np.bool_)) or not isinstance(n_splits, numbers.Integral)
+            or n_splits < 1):
+        raise ValueError(f"n_splits must be an int >= 1; got {n_splits!r}.")
+    seeds = _split_seeds(random_state, n_splits)
     task = _infer_task(learners) if task is None else task
     if task not in _METRICS:
         raise ValueError(f"task must be one of {sorted(_METRICS)} or None; got {task!r}.")
@@ -169,7 +175,6 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
         raise ValueError(f"history_columns {clashes} clash with the frame's own columns.")
     splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state)
-    seeds = check_random_state(random_state).randint(2**31 - 1, size=n_splits)
     y_array = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
     rows = []
     for split, (train, test) in enumerate(splitter.split(np.zeros((len(y_array), 1)), y_array)):
@@ -471,14 +476,24 @@ def _infer_task(learners):
     return kinds.pop()
 
 
+def _split_seeds(random_state, n_splits):
+    """A learner seed per split, drawn from ``random_state``."""
+    try:
+        return check_random_state(random_state).randint(2**31 - 1, size=n_splits)
+    except (TypeError, ValueError):
+        raise ValueError(f"random_state must be an int, a numpy RandomState or None; "
+                         f"got {random_state!r}.") from None
+
+
 def _configure(estimator, max_rules, seed):
     params = estimator.get_params(deep=False)
     updates = {}
     if max_rules is not None:
         for size_param in ("n_rules", "max_rules"):
             if size_param in params:
-                # Boosting needs at least one round; its 0-rule model is still scored.
-                updates[size_param] = max(max_rules, 1) if size_param == "n_rules" else max_rules
+                # Boosting and RuleFit need at least one rule; the 0-rule model
+                # (the intercept) is still scored.
+                updates[size_param] = max(max_rules, 1)
                 break
     if "random_state" in params and params["random_state"] is None:
         updates["random_state"] = seed

@@ -21,6 +21,8 @@ from ._validation import (
     check_prediction_frame,
     check_sample_weight,
     check_target,
+    check_weighted_classes,
+    fit_columns,
 )
 from .binning import GT, Binner, _allowed_of, _cut_points_of, _paper_thresholds
 from .boosting import BoostingSetup, fit_boosting
@@ -83,7 +85,8 @@ _PARAMETERS = """
         Equal-frequency cut points per numeric column; ``None`` uses every
         distinct value.
     cut_points : dict of {str: sequence of float}, optional
-        Explicit cut points for some numeric columns.
+        Explicit cut points for some numeric columns. Naming a column that
+        is not in ``X``, or a nominal one, raises ``ValueError``.
     max_categories : int in [2, 65535] or None, default=100
         Most categories a nominal column may have; a column with more
         raises ``ValueError`` at fit, naming it, as an identifier column
@@ -117,9 +120,23 @@ _PARAMETERS = """
         full resolution (255 bins) within reach; ``benchmarks/bench_defaults.py``
         prints, per dataset, the time, certified rounds and test scores at
         this default.
-    verbose : int, default=1
+    verbose : int >= 0 or bool, default=1
         ``1`` shows a progress bar over boosting rounds once a fit has run
         for two seconds (short fits stay silent); ``0`` never shows it.
+"""
+
+_NOTES = """
+    Notes
+    -----
+    Columns are identified by name whenever ``fit`` saw a DataFrame, whatever
+    the type of its column labels (strings, or the integers of
+    ``pd.DataFrame(array)``): a DataFrame passed to ``predict``,
+    ``decision_function`` or ``predict_proba`` must have the columns of
+    ``fit`` in the same order. Missing or unexpected columns raise a
+    ``ValueError`` listing them; the same columns in another order raise
+    one too, as scikit-learn does for string names, rather than being
+    reordered silently or read by position. Select ``X[columns]`` in the
+    order of ``fit``. Arrays are read by position.
 """
 
 _ATTRIBUTES = """
@@ -164,8 +181,9 @@ class _RuleBoosting(BaseEstimator):
             Numeric columns and nominal ones (object, string, category,
             bool); missing values allowed. Not modified.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Non-negative; a weight of 2 counts a row twice.
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Non-negative and finite, not all zero; a weight of 2 counts a
+            row twice, a number weights every row alike.
 
         Returns
         -------
@@ -176,8 +194,10 @@ class _RuleBoosting(BaseEstimator):
         ValueError
             Invalid parameters, empty input, mismatched lengths, missing or
             infinite targets, infinite feature values, identifier-like
-            nominal columns, duplicate column names, and the task-specific
-            target checks.
+            nominal columns, duplicate column names, the task-specific
+            target checks, and ``sample_weight`` that is not numbers, has
+            the wrong shape, negative or non-finite values, is zero on every
+            row, or (classifier) on every row of one class.
         TypeError
             Sparse input or columns of unsupported dtype.
         KeyboardInterrupt
@@ -210,6 +230,8 @@ class _RuleBoosting(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y_encoded = self._encode_target(y, len(frame))
         weights = check_sample_weight(sample_weight, len(frame))
+        if hasattr(self, "classes_"):  # set by the classifier's _encode_target
+            check_weighted_classes(y_encoded, weights, self.classes_)
         cut_points, specs = self.cut_points, None
         if self.propositions is not None:
             # The quantiles (pandas.qcut per column) are computed once for
@@ -218,6 +240,7 @@ class _RuleBoosting(BaseEstimator):
             cut_points = _cut_points_of(specs)
         binner = Binner(self.max_bins, cut_points, self.max_categories)
         X_binned = binner.fit_transform(frame, weights)
+        _check_cut_points_numeric(self.cut_points, binner)
         allowed = None if specs is None else _allowed_of(binner, specs)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)
@@ -236,6 +259,7 @@ class _RuleBoosting(BaseEstimator):
             ))
         self._feature_kinds = tuple(f.kind for f in binner.features_)
         self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
+        self._fit_columns = fit_columns(X)
         by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
         self.ensemble_ = RuleEnsemble(intercept, tuple(rules), self._loss_name_,
                                       tuple(f.name for f in binner.features_), by_name)
@@ -246,7 +270,7 @@ class _RuleBoosting(BaseEstimator):
         """Remove every fitted attribute (``*_`` and the prediction state)."""
         for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
             delattr(self, name)
-        for name in ("_feature_kinds", "_categories"):
+        for name in ("_feature_kinds", "_categories", "_fit_columns"):
             self.__dict__.pop(name, None)
 
     def _max_rule_length(self):
@@ -263,6 +287,10 @@ class _RuleBoosting(BaseEstimator):
         if (isinstance(self.reg_lambda, bool) or not isinstance(self.reg_lambda, numbers.Real)
                 or not np.isfinite(self.reg_lambda) or self.reg_lambda < 0):
             raise ValueError(f"reg_lambda must be a finite number >= 0; got {self.reg_lambda!r}.")
+        if isinstance(self.verbose, (bool, np.bool_)):
+            pass
+        elif not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
+            raise ValueError(f"verbose must be an int >= 0 or a bool; got {self.verbose!r}.")
         resolve_learner(self.learner, self.objective, self.search, self.weight_update)
         if self.propositions is not None and self.cut_points is not None:
             raise ValueError("cut_points and propositions cannot both be set: propositions "
@@ -390,6 +418,25 @@ def _honours_allowed(learner, objective):
     return isinstance(learner, (GreedyLearner, OptimalLearner)) and objective != "orthogonal"
 
 
+def _check_cut_points_numeric(cut_points, binner):
+    """Refuse ``cut_points`` for a column binned as nominal.
+
+    The binner checks that the named columns exist and that the points are
+    numbers; it bins a nominal column by category whatever ``cut_points``
+    says, which would silently ignore them.
+    """
+    if not cut_points:
+        return
+    named = {str(name) for name in cut_points}
+    for feature in binner.features_:
+        if feature.name in named and feature.kind == NOMINAL:
+            raise ValueError(
+                f"cut_points names column {feature.name!r}, which is nominal (its values are "
+                "categories, not numbers); cut points apply to numeric columns only. Drop it "
+                "from cut_points, or convert the column to numbers."
+            )
+
+
 def _check_int(name, value, minimum):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
@@ -417,7 +464,9 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     ValueError
         At fit: a non-numeric target, negative targets or an all-zero
         target with ``loss="poisson"``, and the input errors listed there.
-{_REFERENCES}
+        At prediction: columns other than those of fit, or in another order
+        (see Notes).
+{_NOTES}{_REFERENCES}
     Examples
     --------
     >>> from rulebook import RuleBoostingRegressor
@@ -493,8 +542,9 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
     ------
     ValueError
         At fit: a target with one class or more than two, or missing labels,
-        and the input errors listed there.
-{_REFERENCES}
+        and the input errors listed there. At prediction: columns other
+        than those of fit, or in another order (see Notes).
+{_NOTES}{_REFERENCES}
     Examples
     --------
     >>> from rulebook import RuleBoostingClassifier
@@ -545,7 +595,8 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         ------
         ValueError
             Missing columns, a different number of columns than in ``fit``,
-            non-numeric values in a numeric column, infinite values.
+            the columns of ``fit`` in another order, non-numeric values in
+            a numeric column, infinite values.
         """
         return self._raw_predict(X)
 

@@ -57,7 +57,9 @@ References
 """
 
 import copy
+import os
 import time
+import warnings
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -127,7 +129,8 @@ class OptimalLearner:
         the longest list. Only ``order="best_first"`` is split. The optimal
         value is the same as with one thread; among queries of exactly equal
         value, which one is returned may depend on the threads' timing, and
-        the node counts vary slightly from run to run.
+        the node counts vary slightly from run to run. More than the CPUs
+        available to the process is capped to that number, with a warning.
 
     Raises
     ------
@@ -213,6 +216,14 @@ class OptimalLearner:
         if self.n_jobs is not None and not (_is_number(self.n_jobs, integral=True)
                                             and self.n_jobs >= 1):
             raise ValueError(f"n_jobs must be an integer >= 1 or None; got {self.n_jobs!r}")
+        if self.n_jobs is not None and self.n_jobs > _available_cpus():
+            # Each job is a thread with its own open list and buffers: more
+            # threads than CPUs only add memory and contention (the result is
+            # the same with any number), and thousands fail to start.
+            cap = _available_cpus()
+            warnings.warn(f"n_jobs={self.n_jobs} is more than the {cap} CPUs available; "
+                          f"using n_jobs={cap}.", UserWarning, stacklevel=3)
+            object.__setattr__(self, "n_jobs", cap)  # frozen: set once, at construction
 
     def search(self, problem):
         """Find the best query; see :func:`optimal_search`."""
@@ -247,6 +258,13 @@ def _greedy_seed(problem):
     if props is None:
         return None
     return float(result.value), tuple(sorted(props))
+
+
+def _available_cpus():
+    """CPUs this process may run on (its affinity where the OS tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def _n_threads(n_jobs):

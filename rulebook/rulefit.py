@@ -85,6 +85,8 @@ from ._validation import (
     check_sample_weight,
     check_prediction_frame,
     check_target,
+    check_weighted_classes,
+    fit_columns,
 )
 from .binning import EQ, GT, LE, NE, Binner
 from .losses import get_loss
@@ -512,7 +514,7 @@ def feature_importances(ensemble, importances=None):
 
 # -- 4. estimators -------------------------------------------------------------
 _PARAMETERS = """
-    max_rules : int >= 0 or None, default=10
+    max_rules : int >= 1 or None, default=10
         Largest number of rules: the least regularised model found on the
         regularisation path with at most this many non-zero rule weights
         (the ensemble may have fewer when the path skips sizes). ``None``
@@ -532,8 +534,9 @@ _PARAMETERS = """
     learning_rate : float in (0, 1], default=0.01
         Shrinkage ``nu`` of the tree ensemble ([1], Algorithm 1).
     max_samples : int, float in (0, 1] or None, default=None
-        Rows drawn without replacement for each tree: a count, a fraction,
-        or ``None`` for the paper's ``min(N/2, 100 + 6 sqrt(N))``.
+        Rows drawn without replacement for each tree: a count (at most the
+        rows of positive weight, else ``ValueError``), a fraction, or
+        ``None`` for the paper's ``min(N/2, 100 + 6 sqrt(N))``.
     max_bins : int in [2, 65535] or None, default=255
         Cut points per numeric column available to the trees (equal-
         frequency data values, as in the boosting estimators); ``None`` uses
@@ -603,7 +606,9 @@ class _RuleFit(BaseEstimator):
         X : DataFrame or array-like of shape (n_samples, n_features)
             Numeric and nominal columns; missing values allowed.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+        sample_weight : float or array-like of shape (n_samples,), optional
+            Non-negative and finite, not all zero (nor, for a classifier,
+            zero on every row of one class).
 
         Returns
         -------
@@ -612,7 +617,9 @@ class _RuleFit(BaseEstimator):
         Raises
         ------
         ValueError
-            Invalid parameters or input (as for the boosting estimators).
+            Invalid parameters or input (as for the boosting estimators),
+            ``max_samples`` above the rows of positive weight, a
+            ``random_state`` that cannot seed a RandomState.
         NotImplementedError
             ``include_linear=True``.
         """
@@ -623,8 +630,15 @@ class _RuleFit(BaseEstimator):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y_encoded = self._encode_target(y, len(frame))
         weights = check_sample_weight(sample_weight, len(frame))
+        if hasattr(self, "classes_"):  # set by the classifier's _encode_target
+            check_weighted_classes(y_encoded, weights, self.classes_)
+        _check_max_samples(self.max_samples, int(np.count_nonzero(weights > 0)))
         loss = get_loss(self._loss_name_)
-        rng = check_random_state(self.random_state)
+        try:
+            rng = check_random_state(self.random_state)
+        except (TypeError, ValueError):
+            raise ValueError(f"random_state must be an int, a numpy RandomState or None; "
+                             f"got {self.random_state!r}.") from None
 
         binner = Binner(self.max_bins)
         matrix, columns = _tree_input(binner, binner.fit_transform(frame, weights))
@@ -643,6 +657,7 @@ class _RuleFit(BaseEstimator):
 
         self._feature_kinds = tuple(spec.kind for spec in binner.features_)
         self._categories = {s.name: frozenset(s.categories) for s in binner.features_}
+        self._fit_columns = fit_columns(X)
         self.ensemble_ = ensemble(chosen)
         self.alpha_ = float(chosen.alpha)
         self.path_ = pd.DataFrame({
@@ -664,9 +679,11 @@ class _RuleFit(BaseEstimator):
                 "returned model differ from the one fitted. Use include_linear=False."
             )
         if self.max_rules is None and self.alpha is None:
-            raise ValueError("set max_rules (an int >= 0) or alpha (a float > 0); both are None.")
+            raise ValueError("set max_rules (an int >= 1) or alpha (a float > 0); both are None.")
         if self.max_rules is not None:
-            _check_int("max_rules", self.max_rules, 0)
+            # >= 1 as the boosting estimators' n_rules: a model of no rules is
+            # the intercept, which the path_ holds anyway.
+            _check_int("max_rules", self.max_rules, 1)
         if self.alpha is not None and not _is_real(self.alpha, lambda v: v > 0):
             raise ValueError(f"alpha must be a finite number > 0 or None; got {self.alpha!r}.")
         _check_int("n_estimators", self.n_estimators, 1)
@@ -703,6 +720,21 @@ def _ensemble(point, queries, coverage, loss_name, names, by_name):
     model = RuleEnsemble(point.intercept, tuple(rules), loss_name, names, by_name)
     order = np.argsort(-rule_importances(model), kind="stable")
     return RuleEnsemble(point.intercept, tuple(rules[i] for i in order), loss_name, names, by_name)
+
+
+def _check_max_samples(max_samples, n_active):
+    """Refuse a count of rows per tree above the rows there are to draw.
+
+    Rows are drawn without replacement; as scikit-learn's bagging does then
+    (``bootstrap=False``), more than ``n_active`` is an error rather than
+    silently clipped.
+    """
+    if isinstance(max_samples, numbers.Integral) and max_samples > n_active:
+        raise ValueError(
+            f"max_samples={max_samples} must be <= the {n_active} rows of positive weight: "
+            "rows are drawn without replacement. Pass at most that many, a fraction in (0, 1], "
+            "or None."
+        )
 
 
 def _is_real(value, condition):
