@@ -4,11 +4,20 @@
 ``rulebook.set_options(chart_renderer=...)`` (:func:`notebook_renderer`):
 by default a static SVG drawn in the kernel by vl-convert, so that charts
 draw without network. :func:`wrap_rule` and :func:`_rule_axis` put rule
-text on an axis without clipping it. Used by :mod:`rulebook.charts`, which
+text on an axis without clipping it.
+
+Rule text, column names, categories and model names are data: a chart's
+HTML (``to_html()``, ``save("chart.html")``, the HTML renderers) holds the
+spec as JSON inside ``<script>``, so :class:`ScriptSafeEncoder` writes
+``<``, ``>``, ``&``, U+2028 and U+2029 as JSON escapes (``\\u003c``...):
+a column named ``</script><img ...>`` cannot end the script block. Used by :mod:`rulebook.charts`, which
 re-exports the public names; altair is imported on first use only.
 """
 
+import json
+import re
 import textwrap
+from functools import partial
 
 import numpy as np
 
@@ -21,6 +30,47 @@ RULE_LABEL_WIDTH = 48
 RULE_LABEL_LINES = 4
 _LABEL_LINE_PX = 14  # one label line at Vega's default 10 px label font
 _LABEL_CHAR_PX = 6.6  # a character of it in a wide sans-serif (DejaVu Sans: about 6.3)
+
+
+# Characters that could end or change a <script> block, or a JavaScript string
+# (U+2028/U+2029 end lines in JavaScript before ES2019), as JSON escapes.
+_SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def script_safe_json(text):
+    """JSON text with ``<``, ``>``, ``&``, U+2028, U+2029 written as ``\\uXXXX`` escapes.
+
+    These characters occur in JSON text only inside strings, where the
+    escape means the same character, so the result parses to the same value
+    and can sit inside an HTML ``<script>`` element.
+
+    Examples
+    --------
+    >>> print(script_safe_json('{"rule": "x <= 3 & y == </script>"}'))
+    {"rule": "x \\u003c= 3 \\u0026 y == \\u003c/script\\u003e"}
+    """
+    return _SCRIPT_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+class ScriptSafeEncoder(json.JSONEncoder):
+    """``json.JSONEncoder`` whose output is safe inside ``<script>`` (:func:`script_safe_json`)."""
+
+    def encode(self, o):
+        return script_safe_json(super().encode(o))
+
+    def iterencode(self, o, _one_shot=False):
+        # A chunk never splits a character, so each chunk is escaped alone.
+        return (script_safe_json(chunk) for chunk in super().iterencode(o, _one_shot))
+
+
+def _safe_json_kwds(json_kwds):
+    """Altair's ``json_kwds`` with :class:`ScriptSafeEncoder` (on top of the caller's ``cls``)."""
+    json_kwds = dict(json_kwds or {})
+    base = json_kwds.get("cls") or json.JSONEncoder
+    if not issubclass(base, ScriptSafeEncoder):
+        base = type(f"ScriptSafe{base.__name__}", (ScriptSafeEncoder, base), {})
+    json_kwds["cls"] = base
+    return json_kwds
 
 
 def _altair():
@@ -84,7 +134,10 @@ def _chart_class():
             """An ``alt.Chart`` shown as ``rulebook.set_options(chart_renderer=...)`` says.
 
             Only the notebook display differs from ``alt.Chart`` (see
-            :func:`notebook_renderer`): the spec, ``to_dict()``, ``save()``
+            :func:`notebook_renderer`), and HTML output: ``to_html()``,
+            ``save()`` and Altair's HTML renderers write the spec's JSON
+            with :class:`ScriptSafeEncoder`, so that text from the data
+            cannot end the ``<script>`` element. The spec, ``to_dict()``
             and every chained method are Altair's, and chained methods
             return this class again.
             """
@@ -92,10 +145,38 @@ def _chart_class():
             def _repr_mimebundle_(self, *args, **kwargs):
                 renderer = notebook_renderer()
                 if renderer is None:
-                    return super()._repr_mimebundle_(*args, **kwargs)
+                    return self._render(alt)
                 # Altair's own renderer, enabled for this one display.
                 with alt.renderers.enable(renderer):
-                    return super()._repr_mimebundle_(*args, **kwargs)
+                    return self._render(alt)
+
+            def _render(self, alt):
+                """Altair's ``_repr_mimebundle_``, HTML renderers given the safe encoder."""
+                from altair.utils.display import HTMLRenderer
+
+                render = alt.renderers.get()
+                function = render.func if isinstance(render, partial) else render
+                if not isinstance(function, HTMLRenderer):
+                    return super()._repr_mimebundle_()
+                try:
+                    spec = self.to_dict(context={"pre_transform": False})
+                except Exception:  # as Altair: show the traceback, draw nothing
+                    from altair import utils
+
+                    utils.display_traceback(in_ipython=True)
+                    return {}
+                options = render.keywords if isinstance(render, partial) else {}
+                json_kwds = _safe_json_kwds(options.get("json_kwds"))
+                return function(spec, **{**options, "json_kwds": json_kwds})
+
+            def to_html(self, *args, json_kwds=None, **kwargs):
+                return super().to_html(*args, json_kwds=_safe_json_kwds(json_kwds), **kwargs)
+
+            def save(self, fp, *args, json_kwds=None, **kwargs):
+                return super().save(fp, *args, json_kwds=_safe_json_kwds(json_kwds), **kwargs)
+
+            to_html.__doc__ = alt.Chart.to_html.__doc__
+            save.__doc__ = alt.Chart.save.__doc__
 
         Chart.__module__, Chart.__qualname__ = __name__, "Chart"  # for pickle
         _CHART_CLASS.append(Chart)
