@@ -199,6 +199,45 @@ def _parse(cells):
     return parsed
 
 
+# A text column is "numbers with a missing-value marker" when at least
+# this many distinct numbers and at most this many distinct other words.
+_MARKER_MIN_NUMBERS, _MARKER_MAX_WORDS = 2, 2
+
+
+def warn_numbers_with_markers(frame, features):
+    """Warn about nominal text columns of numbers with a word or two among them.
+
+    A column such as ``["1.5", "2", "N/A", "3.25"]`` is not converted
+    (:func:`parse_numbers` needs every non-blank cell to be a number, and
+    whether ``"N/A"`` or ``"-"`` means missing is a guess), so it stays
+    nominal and its rules are ``s == "2"``. That guess is the user's; the
+    warning names the column and the words, and how to convert. Categorical
+    columns are the user's explicit choice and are not checked.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Training data, as passed to the binner.
+    features : sequence of FeatureBins
+        The fitted binner's features (``kind``, ``index``, ``categories``).
+    """
+    for feature in features:
+        if feature.kind != NOMINAL or not is_text_dtype(frame.dtypes.iloc[feature.index]):
+            continue
+        words = [c for c in feature.categories
+                 if not (isinstance(c, str) and not c.strip()) and _parse([c]) is None]
+        n_numbers = len(feature.categories) - len(words)
+        if n_numbers >= _MARKER_MIN_NUMBERS and 0 < len(words) <= min(_MARKER_MAX_WORDS, n_numbers - 1):
+            warnings.warn(
+                f"column {feature.name!r} holds numbers except for {words}; it is treated as "
+                "nominal (one category per number). If those values mark missing data, convert "
+                f"the column with pandas.to_numeric(X[{feature.name!r}], errors='coerce'); make "
+                "it a pandas Categorical to keep it nominal and silence this warning.",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+
+
 def numeric_values(name, column):
     """Column as float64 with missing values as NaN; rejects infinities.
 

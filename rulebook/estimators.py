@@ -23,6 +23,7 @@ from ._validation import (
     check_target,
     check_weighted_classes,
     fit_columns,
+    warn_numbers_with_markers,
 )
 from .binning import GT, Binner, _allowed_of, _cut_points_of, _paper_thresholds
 from .boosting import BoostingSetup, fit_boosting
@@ -189,6 +190,15 @@ class _RuleBoosting(BaseEstimator):
         -------
         self
 
+        Warns
+        -----
+        UserWarning
+            Naming the column: a text column whose non-blank cells all hold
+            numbers is read as numeric (blank cells missing); a text column
+            of numbers with one or two other words (``"N/A"``, ``"-"``)
+            stays nominal, and the warning suggests ``pandas.to_numeric``;
+            pandas sparse columns are densified (their dense size is given).
+
         Raises
         ------
         ValueError
@@ -241,6 +251,7 @@ class _RuleBoosting(BaseEstimator):
         binner = Binner(self.max_bins, cut_points, self.max_categories)
         X_binned = binner.fit_transform(frame, weights)
         _check_cut_points_numeric(self.cut_points, binner)
+        warn_numbers_with_markers(frame, binner.features_)
         allowed = None if specs is None else _allowed_of(binner, specs)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)

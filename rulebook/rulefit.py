@@ -87,6 +87,7 @@ from ._validation import (
     check_target,
     check_weighted_classes,
     fit_columns,
+    warn_numbers_with_markers,
 )
 from .binning import EQ, GT, LE, NE, Binner
 from .losses import get_loss
@@ -642,6 +643,7 @@ class _RuleFit(BaseEstimator):
 
         binner = Binner(self.max_bins)
         matrix, columns = _tree_input(binner, binner.fit_transform(frame, weights))
+        warn_numbers_with_markers(frame, binner.features_)
         trees = _grow_trees(matrix, y_encoded, weights, loss, self.get_params(), rng)
         queries = [q for tree in trees for q in _tree_queries(tree, binner, columns)]
         queries, Z = _candidate_rules(queries, frame, weights)

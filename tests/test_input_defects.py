@@ -1,9 +1,12 @@
-"""Input defects found by fuzzing (issue 26): each test failed before its fix.
+"""Input defects found by fuzzing (issue 26): each test failed before its fix,
+except those whose comment says they pin behaviour that was already right
+(kept next to the defect they bound).
 
 Column identity, sample weights, silently ignored parameters and numbers
 stored as text; errors name the offending column or parameter.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -28,6 +31,8 @@ def _quiet(**params):
 # -- 1. column identity --------------------------------------------------------
 @pytest.mark.parametrize("names", [[0, 1, 2], ["a", "b", "c"]], ids=["int", "str"])
 def test_reordered_columns_raise_instead_of_predicting_by_position(names):
+    # int names failed before (silently positional); str names pin
+    # scikit-learn's check, which already raised.
     A, y = _data()
     X = pd.DataFrame(A, columns=names)
     model = RuleBoostingClassifier(**_quiet()).fit(X, y)
@@ -62,6 +67,7 @@ def test_int_named_mixed_dtypes_reordered_error_is_about_order_not_dtype():
 
 
 def test_numpy_input_stays_positional():
+    # Pins behaviour that was right before the fix: arrays are read by position.
     A, y = _data()
     model = RuleBoostingClassifier(**_quiet()).fit(A, y)
     np.testing.assert_array_equal(model.predict(A), model.predict(pd.DataFrame(A)))
@@ -144,6 +150,7 @@ def test_verbose_must_be_a_non_negative_int_or_bool(verbose):
 
 @pytest.mark.parametrize("verbose", [0, 2, False, True, np.int64(0)])
 def test_valid_verbose_is_accepted(verbose):
+    # Pins the values the new check must keep accepting.
     X, y = _mixed()
     RuleBoostingRegressor(n_rules=1, verbose=verbose).fit(X, y)
 
@@ -209,6 +216,8 @@ def test_rulefit_max_rules_zero_is_refused_like_n_rules_zero():
 
 
 def test_compare_learners_max_rules_zero_still_scores_rulefit():
+    # Guards the change of RuleFit's max_rules to >= 1: compare_learners
+    # passes max(max_rules, 1) and still scores the intercept-only model.
     from rulebook.compare import compare_learners
     from rulebook.rulefit import RuleFitRegressor
 
@@ -239,3 +248,41 @@ def test_sparse_dataframe_is_densified_with_a_warning_naming_its_size():
     with pytest.warns(UserWarning, match="sparse"):
         sparse_prediction = model.predict(X)
     np.testing.assert_array_equal(sparse_prediction, model.predict(X.sparse.to_dense()))
+
+
+# -- 4. numbers stored as text ---------------------------------------------------
+def _text_numbers(cells, n=80):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"s": pd.Series(cells * (n // len(cells)), dtype=object),
+                      "b": rng.normal(size=n)})
+    y = np.array([0.0, 1.0, 0.0, 2.0] * (n // 4)) + rng.normal(size=n) * 0.1
+    return X, y
+
+
+def test_text_numbers_with_blank_cells_are_numeric_with_a_warning():
+    # Pins issue 17's conversion (it passed before issue 26): "" is missing.
+    X, y = _text_numbers(["1.5", "2", "", "3.25"])
+    original = X.copy()
+    with pytest.warns(UserWarning, match="column 's'.*number"):
+        model = RuleBoostingRegressor(**_quiet()).fit(X, y)
+    pd.testing.assert_frame_equal(X, original)
+    rules = [str(rule.query) for rule in model.ensemble_]
+    assert not any('""' in rule or "==" in rule for rule in rules), rules
+    numeric = X.assign(s=pd.to_numeric(X["s"]))
+    np.testing.assert_allclose(model.predict(X), model.predict(numeric))
+
+
+@pytest.mark.parametrize("marker", ["nan", "NA", "N/A", "?", "-"])
+def test_text_numbers_with_a_missing_marker_warn_naming_column_and_marker(marker):
+    X, y = _text_numbers(["1.5", "2", marker, "3.25"])
+    with pytest.warns(UserWarning, match=rf"column 's'.*{re.escape(repr(marker))}.*to_numeric"):
+        RuleBoostingRegressor(**_quiet()).fit(X, y)
+
+
+def test_nominal_text_and_categoricals_of_numbers_do_not_warn():
+    X, y = _text_numbers(["red", "green", "", "blue"])
+    coded = X.assign(s=pd.Categorical(["1.5", "2", "NA", "3.25"] * 20))
+    for frame in (X, coded):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            RuleBoostingRegressor(**_quiet()).fit(frame, y)
