@@ -29,7 +29,7 @@ References
 
 import numpy as np
 
-from ._bnb_kernels import _sort_by_key
+from ._bnb_subtrees import _sort_by_key
 from ._config import jit
 
 # Why ``search_pair`` returned.
