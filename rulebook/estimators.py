@@ -531,6 +531,12 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
         Returns
         -------
         ndarray of shape (n_samples,), float64
+
+        Raises
+        ------
+        ValueError
+            Columns other than those of ``fit`` or in another order (see
+            Notes), non-numeric values in a numeric column, infinite values.
         """
         return get_loss(self.loss).inverse_link(self._raw_predict(X))
 
@@ -584,9 +590,18 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
     def predict_proba(self, X):
         """Class probabilities, columns ordered as ``classes_``.
 
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
         Returns
         -------
         ndarray of shape (n_samples, 2), float64
+
+        Raises
+        ------
+        ValueError
+            As :meth:`decision_function`.
         """
         p = get_loss("logistic").inverse_link(self._raw_predict(X))
         return np.column_stack([1.0 - p, p])
@@ -612,7 +627,22 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         return self._raw_predict(X)
 
     def predict(self, X):
-        """Most probable class label, shape (n_samples,)."""
+        """Most probable class label.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`decision_function`.
+        """
         scores = self._raw_predict(X)
         return self.classes_[(scores > 0).astype(int)]
 

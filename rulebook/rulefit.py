@@ -605,7 +605,9 @@ class _RuleFit(BaseEstimator):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
-            Numeric and nominal columns; missing values allowed.
+            Numeric and nominal columns; missing values allowed. A
+            DataFrame's columns (labels of any type) must come in the same
+            order at prediction, as for the boosting estimators.
         y : array-like of shape (n_samples,)
         sample_weight : float or array-like of shape (n_samples,), optional
             Non-negative and finite, not all zero (nor, for a classifier,
