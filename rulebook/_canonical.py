@@ -20,6 +20,17 @@ as an empty interval or as both equalities, which a reader sees is empty.
 A threshold that is NaN never holds; such a column keeps its propositions
 unchanged.
 
+Text from the data prints so that it cannot be misread or spoof the
+output (:func:`format_feature`, :func:`format_category`): a column name
+that is not a plain Python identifier prints in backticks, as in
+:meth:`pandas.DataFrame.query` (`` `High Temp (F)` <= 70 ``, `` `0` > 2 ``,
+a backtick inside doubled); a category string that could be misread prints
+in double quotes (``code == "1"`` differs from ``code == 1``); control
+characters (C0 and C1, newline and ESC included), bidirectional overrides
+and isolates (U+202A-U+202E, U+2066-U+2069) and other invisible format
+characters print as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``),
+and so does a backslash inside quotes (``\\\\``).
+
 The *length* of a query is its number of conditions in this form, that is
 the number of columns it constrains; rule complexity (Yang et al. 2024,
 Section 2) counts these conditions.
@@ -30,6 +41,7 @@ References
    additive rule ensembles. AISTATS. Section 2 (complexity).
 """
 
+import keyword
 import math
 import re
 
@@ -41,6 +53,13 @@ UPPER = ("<=", "<")
 # read as a number, an operator, a keyword of the rule text or a set.
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/']*\Z")
 _KEYWORDS = {"and", "or", "not", "in", "true", "false", "nan", "none", "null", "inf"}
+# Characters that would break a rule's line, move the terminal's cursor or
+# reorder the text around them: C0 and C1 controls, DEL, bidirectional marks,
+# embeddings, overrides and isolates, line and paragraph separators, zero-width
+# characters, the byte order mark and lone surrogates (which cannot be printed).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
+                     "\u2060-\u2069\ufeff\ud800-\udfff]")
+_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def canonical_propositions(propositions):
@@ -119,14 +138,68 @@ def _sort_key(proposition):
     return (type(proposition.value).__name__, str(proposition.value))
 
 
+def escape_unsafe(text):
+    """``text`` with control, bidirectional and invisible characters as Python escapes.
+
+    Newline, tab and carriage return print as ``\\n``, ``\\t``, ``\\r``;
+    other characters below U+0100 as ``\\xNN``, the rest as ``\\uNNNN``.
+    Everything else, backslashes included, is left as it is.
+
+    Examples
+    --------
+    >>> print(escape_unsafe("a\\nb\\x1b[31m\\u202ec"))
+    a\\nb\\x1b[31m\\u202ec
+    """
+    return _UNSAFE.sub(_escape_character, text)
+
+
+def _escape_character(match):
+    character = match.group()
+    if character in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[character]
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _is_plain_name(name):
+    return (isinstance(name, str) and name.isidentifier() and name.isprintable()
+            and not keyword.iskeyword(name) and name.lower() not in _KEYWORDS)
+
+
+def format_feature(name):
+    """A column name as it prints in a rule: in backticks unless a plain identifier.
+
+    A name that is a Python identifier and not a keyword (``Age``,
+    ``petal_length``) prints as it is. Any other name, integers included,
+    prints in backticks as in :meth:`pandas.DataFrame.query`, a backtick
+    inside doubled; inside the backticks a backslash prints doubled and
+    control, bidirectional and invisible characters as escapes
+    (:func:`escape_unsafe`), so that every name reads back to one string.
+
+    Examples
+    --------
+    >>> format_feature("Age"), format_feature("High Temp (F)"), format_feature(0)
+    ('Age', '`High Temp (F)`', '`0`')
+    >>> print(format_feature("x <= 3 & y"), format_feature("a`b"), format_feature("line\\nbreak"))
+    `x <= 3 & y` `a``b` `line\\nbreak`
+    """
+    if _is_plain_name(name):
+        return name
+    text = escape_unsafe(str(name).replace("\\", "\\\\"))
+    return "`" + text.replace("`", "``") + "`"
+
+
 def format_category(value):
     """A category value as it prints in a rule: quoted unless a plain word.
 
     Strings with spaces, operators, quotes or that read as a number, a
     boolean or a keyword print in double quotes (JSON escapes), so that
     ``Department == "Research & Development"`` reads as one condition and
-    ``code == "1"`` differs from ``code == 1``. Non-string values (numbers,
-    booleans used as categories) print as they are.
+    ``code == "1"`` differs from ``code == 1``. Inside the quotes a
+    backslash and a double quote print escaped (``\\\\``, ``\\"``), and
+    control, bidirectional and invisible characters as escapes
+    (:func:`escape_unsafe`). Non-string values (numbers, booleans used as
+    categories) print as they are, with the same escapes.
 
     Examples
     --------
@@ -136,12 +209,10 @@ def format_category(value):
     ('3', '"say \\\\"hi\\\\""')
     """
     if not isinstance(value, str):
-        return format_number(value) if not isinstance(value, bool) else str(value)
+        return escape_unsafe(format_number(value) if not isinstance(value, bool) else str(value))
     if _BARE.match(value) and value.lower() not in _KEYWORDS:
         return value
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = escaped.replace("\n", "\\n").replace("\t", "\\t")
-    return f'"{escaped}"'
+    return '"' + escape_unsafe(value.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 def format_condition(group):
@@ -166,7 +237,7 @@ def format_condition(group):
     '9.35 < Fare <= 35'
     """
     first = group[0]
-    name = first.feature
+    name = format_feature(first.feature)
     if first.is_numeric and len(group) == 2 and group[0].operator in LOWER and group[1].operator in UPPER:
         low_op = "<" if group[0].operator == ">" else "<="
         return (f"{format_number(group[0].value)} {low_op} {name} "
@@ -178,7 +249,8 @@ def format_condition(group):
 
 
 def format_proposition(proposition):
-    """One proposition as text: ``Age <= 19``, ``Sex == male``."""
+    """One proposition as text: ``Age <= 19``, ``Sex == male``, `` `High Temp (F)` > 70 ``."""
+    name = format_feature(proposition.feature)
     if proposition.is_numeric:
-        return f"{proposition.feature} {proposition.operator} {format_number(proposition.value)}"
-    return f"{proposition.feature} {proposition.operator} {format_category(proposition.value)}"
+        return f"{name} {proposition.operator} {escape_unsafe(format_number(proposition.value))}"
+    return f"{name} {proposition.operator} {format_category(proposition.value)}"

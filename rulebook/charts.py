@@ -53,6 +53,7 @@ import pandas as pd
 # Re-exported: the display of the charts and their rule labels.
 from ._chart_display import RULE_LABEL_LINES, RULE_LABEL_WIDTH, _altair, _chart, _rule_axis  # noqa: F401
 from ._chart_display import notebook_renderer, wrap_rule  # noqa: F401
+from ._canonical import escape_unsafe
 from .rules import RuleEnsemble
 
 POSITIVE_COLOR = "#2166ac"  # as the weight bars of the notebook repr
@@ -187,7 +188,8 @@ def _default_name(model):
 def _named_models(models):
     """``[(name, model)]`` from a dict, a sequence or a single model."""
     if isinstance(models, dict):
-        return [(str(name), model) for name, model in models.items()]
+        # Names are shown as text: control and bidi characters as escapes.
+        return [(escape_unsafe(str(name)), model) for name, model in models.items()]
     if isinstance(models, (list, tuple)):
         names, seen = [], {}
         for model in models:

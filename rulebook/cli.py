@@ -31,6 +31,7 @@ from numba.core import event as numba_event
 from sklearn.metrics import mean_poisson_deviance, r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 
+from ._canonical import escape_unsafe
 from ._config import CACHE
 from .datasets import DATASETS, list_datasets, load_dataset
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
@@ -75,7 +76,7 @@ def main(argv=None):
             return _compare(args)
         return _fit(args)
     except (ValueError, TypeError, FileNotFoundError) as error:
-        print(f"rulebook: error: {error}", file=sys.stderr)
+        print(f"rulebook: error: {_printable(str(error))}", file=sys.stderr)
         return 2
 
 
@@ -87,6 +88,16 @@ def _library_default(name):
 
 def _optimal_default(name):
     return {field.name: field.default for field in dataclasses.fields(OptimalLearner)}[name]
+
+
+def _printable(text):
+    """``text`` safe for a terminal: escape sequences, controls and bidi characters escaped.
+
+    Line breaks are kept; text from the data (a CSV's column names and
+    values) reaches the terminal only through this or through rule text,
+    which escapes them itself (:func:`rulebook._canonical.escape_unsafe`).
+    """
+    return "\n".join(escape_unsafe(line) for line in text.split("\n"))
 
 
 def _shown(value):
@@ -357,7 +368,7 @@ def _load(args):
     frame = frame.dropna(subset=[args.target])
     y = frame[args.target]
     task = args.task or ("binary" if y.nunique() == 2 else "regression")
-    return frame.drop(columns=[args.target]), y, task, path.name, None
+    return frame.drop(columns=[args.target]), y, task, _printable(path.name), None
 
 
 def _check_data_home(info, data_home):
@@ -386,7 +397,7 @@ def _summary(values):
         distinct = np.sort(distinct)
     except TypeError:  # mixed types: keep the order of appearance
         pass
-    shown = [f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
+    shown = [f"{v:g}" if isinstance(v, (float, np.floating)) else _printable(str(v))
              for v in distinct[:_SHOWN_VALUES]]
     if len(distinct) > _SHOWN_VALUES:
         return f"{len(distinct)} distinct values such as {', '.join(shown)}, …"

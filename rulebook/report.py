@@ -9,6 +9,7 @@ import html
 from pathlib import Path
 
 from . import charts
+from ._canonical import escape_unsafe
 from ._repr_html import estimator_repr
 
 __all__ = ["comparison_report", "chart_svg", "score_table", "write_report"]
@@ -55,7 +56,12 @@ def chart_svg(chart):
 
 
 def _section(title, body):
-    return f"<section><h2>{html.escape(title)}</h2>{body}</section>"
+    return f"<section><h2>{_text(title)}</h2>{body}</section>"
+
+
+def _text(text):
+    """Plain text as HTML: escaped, control and bidi characters as visible escapes."""
+    return html.escape(escape_unsafe(str(text)))
 
 
 def _figure(build):
@@ -100,8 +106,9 @@ def comparison_report(models, X_test, y_test, *, title="rulebook comparison", sc
     """
     if scores is None:
         scores = score_table(models, X_test, y_test)
-    parts = [f"<h1>{html.escape(title)}</h1>"]
-    parts += [f"<p class=\"rb-note\">{html.escape(note)}</p>" for note in notes]
+    parts = [f"<h1>{_text(title)}</h1>"]
+    parts += [f"<p class=\"rb-note\">{_text(note)}</p>" for note in notes]
+    scores = scores.rename(columns=lambda column: escape_unsafe(str(column)))
     table = scores.to_html(index=False, classes="rb-scores", border=0, float_format=lambda v: f"{v:.4g}")
     parts.append(_section("Score by number of rules", table + _figure(
         lambda: charts.score_curve(models, X_test, y_test).properties(width=500))))
@@ -113,7 +120,7 @@ def comparison_report(models, X_test, y_test, *, title="rulebook comparison", sc
             body += _figure(lambda: charts.pruning_chart(model))
         parts.append(_section(f"Learner: {name}", body))
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_PAGE_CSS}</style></head>"
+            f"<title>{_text(title)}</title><style>{_PAGE_CSS}</style></head>"
             f"<body>{''.join(parts)}</body></html>")
 
 
@@ -147,7 +154,7 @@ def score_table(models, X_test, y_test):
     """
     data = charts.score_curve_data(models, X_test, y_test)
     wide = data.pivot(index="n_rules", columns="model", values="score")
-    wide = wide[[str(name) for name in models]]
+    wide = wide[[escape_unsafe(str(name)) for name in models]]  # as charts name them
     wide.columns.name = None
     return wide.rename_axis("rules").reset_index()
 

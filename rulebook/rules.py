@@ -7,8 +7,13 @@ its canonical form (:mod:`rulebook._canonical`): one condition per column,
 numeric conditions merged into an interval such as ``9.35 < Fare <= 35``,
 implied conditions removed; the rewrite is exact, missing values included.
 Category values that could be misread print quoted
-(``Department == "Research & Development"``) while ``to_json`` keeps the
-raw values and their types. All classes here are
+(``Department == "Research & Development"``, ``code == "1"`` unlike the
+integer ``code == 1``), column names that are not plain Python identifiers
+print in backticks as in :meth:`pandas.DataFrame.query`
+(`` `High Temp (F)` <= 70 ``, `` `0` > 2 ``, a backtick inside doubled),
+and control, bidirectional and invisible characters print as escapes
+(``\\n``, ``\\x1b``, ``\\u202e``), so that a rule is one line that reads
+one way; ``to_json`` keeps the raw names and values and their types. All classes here are
 frozen, hashable dataclasses that speak only of real values and column
 names, so a model pickles without hooks, round-trips through JSON and
 predicts without any binning state.

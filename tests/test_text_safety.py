@@ -142,3 +142,146 @@ def test_report_has_no_break_out(payload_model, payload_data):
     page = comparison_report({PAYLOAD: payload_model}, X, y, title=PAYLOAD, notes=[PAYLOAD])
     parsed = assert_no_break_out(page)
     assert not parsed.scripts
+
+
+# -- 2. unambiguous, unspoofable rule text ----------------------------------------------
+def _ensemble(*propositions, weight=1.0):
+    return RuleEnsemble(0.0, (Rule(Query(propositions), weight),))
+
+
+@pytest.mark.parametrize("name, text", [
+    ("Age", "Age <= 3"),
+    ("petal_length", "petal_length <= 3"),
+    ("x <= 3 & y", "`x <= 3 & y` <= 3"),
+    ("High Temp (F)", "`High Temp (F)` <= 3"),
+    ("0", "`0` <= 3"),
+    (0, "`0` <= 3"),
+    ("a`b", "`a``b` <= 3"),
+    ("in", "`in` <= 3"),
+    ("True", "`True` <= 3"),
+    ("nl\nname", "`nl\\nname` <= 3"),
+    ("back\\slash", "`back\\\\slash` <= 3"),
+    ("esc\x1b[31mred", "`esc\\x1b[31mred` <= 3"),
+    ("abc\u202edef", "`abc\\u202edef` <= 3"),
+    ("", "`` <= 3"),
+])
+def test_column_names_print_quoted_unless_identifiers(name, text):
+    assert str(Proposition(name, "<=", 3.0)) == text
+
+
+def test_integer_column_names_are_not_read_as_numbers():
+    query = Query((Proposition(0, ">", 2.0, 0), Proposition(2, ">", 38.0, 2)))
+    assert str(query) == "`0` > 2 & `2` > 38"
+
+
+def test_interval_and_set_conditions_quote_the_name():
+    query = Query((Proposition("x <= 3 & y", ">", 1.0), Proposition("x <= 3 & y", "<=", 2.0),
+                   Proposition("my col", "!=", "a", 1), Proposition("my col", "!=", "b c", 1)))
+    assert query.condition_strings() == ["1 < `x <= 3 & y` <= 2", '`my col` not in {a, "b c"}']
+
+
+def test_int_and_str_categories_differ():
+    assert str(Proposition("code", "==", 1)) == "code == 1"
+    assert str(Proposition("code", "==", np.int64(1))) == "code == 1"
+    assert str(Proposition("code", "==", "1")) == 'code == "1"'
+
+
+@pytest.mark.parametrize("value, text", [
+    ("a\nb", '"a\\nb"'),
+    ("a\x1b[2Jb", '"a\\x1b[2Jb"'),
+    ("a\u202eb", '"a\\u202eb"'),
+    ("a\u2066b\u2069", '"a\\u2066b\\u2069"'),
+    ("a\x85b", '"a\\x85b"'),
+    ("a\u2028b", '"a\\u2028b"'),
+])
+def test_control_and_bidi_characters_in_categories_are_escaped(value, text):
+    assert str(Proposition("c", "==", value)) == f"c == {text}"
+
+
+SPOOFS = ["nl\nname", "esc\x1b]0;title\x07", "rlo\u202eevil", "lri\u2066x\u2069", "c1\x9bx"]
+
+
+def test_ensemble_text_and_frame_escape_control_characters():
+    rules = tuple(Rule(Query((Proposition(name, "<=", 1.0, i), Proposition(f"c{i}", "==", name, 9))), 1.0)
+                  for i, name in enumerate(SPOOFS))
+    ensemble = RuleEnsemble(0.0, rules)
+    lines = str(ensemble).split("\n")
+    assert len(lines) == len(SPOOFS) + 1
+    for line in lines + list(ensemble.to_frame()["rule"]):
+        for character in "\n\x1b\x07\x9b\u202e\u2066\u2069":
+            assert character not in line
+
+
+def test_html_repr_escapes_control_characters():
+    from rulebook._repr_html import repr_html
+
+    rules = tuple(Rule(Query((Proposition(name, "<=", 1.0, i),)), 1.0) for i, name in enumerate(SPOOFS))
+    page = repr_html(RuleEnsemble(0.0, rules, feature_names=tuple(SPOOFS)))
+    for character in "\x1b\x07\x9b\u202e\u2066\u2069":
+        assert character not in page
+    assert "`rlo\\u202eevil` &lt;= 1" in page
+
+
+def test_chart_data_escapes_control_characters():
+    pytest.importorskip("altair")
+    from rulebook import charts
+
+    rules = tuple(Rule(Query((Proposition(name, "<=", 1.0, i),)), 1.0) for i, name in enumerate(SPOOFS))
+    spec = json.dumps(charts.rule_weights_chart(RuleEnsemble(0.0, rules)).to_dict())
+    assert "\\u202e" not in spec.replace("\\\\u202e", "")  # only the escaped text "\u202e"
+    assert "\\u001b" not in spec and "\\n" not in spec.replace("\\\\n", "")
+
+
+def test_quoted_text_reads_back_with_pandas_query():
+    # The quoted form is pandas' (DataFrame.query): backticks, doubled inside.
+    rng = np.random.default_rng(1)
+    names = ["x <= 3 & y", "High Temp (F)", "a`b", "0", "in"]
+    X = pd.DataFrame({name: rng.normal(size=50) for name in names})
+    X["Department"] = rng.choice(["Research & Development", "1", "Sales"], size=50)
+    for i, name in enumerate(names):
+        query = Query((Proposition(name, ">", -0.5, i), Proposition(name, "<=", 0.7, i),
+                       Proposition("Department", "==", "Research & Development", 9)))
+        assert X.query(str(query)).index.tolist() == X.index[query.evaluate(X)].tolist(), str(query)
+
+
+def test_cli_output_escapes_terminal_sequences(tmp_path, capsys):
+    from rulebook.cli import main
+
+    rng = np.random.default_rng(2)
+    n = 200
+    evil = "temp\x1b[2J\x1b]0;owned\x07\u202e"
+    frame = pd.DataFrame({evil: rng.normal(size=n), "kind": rng.choice(["a\x1b[31m", "b"], size=n)})
+    frame["target"] = 2.0 * (frame[evil] > 0) + (frame["kind"] == "b") + rng.normal(scale=0.1, size=n)
+    path = tmp_path / "evil.csv"
+    frame.to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "target", "--rules", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "`temp\\x1b[2J\\x1b]0;owned\\x07\\u202e`" in out
+    for character in "\x1b\x07\u202e":
+        assert character not in out
+
+
+def test_report_and_chart_names_escape_control_characters(payload_model, payload_data):
+    pytest.importorskip("vl_convert")
+    from rulebook import charts
+    from rulebook.report import comparison_report
+
+    X, y = payload_data
+    name = "model\x1b[2J\u202e"
+    page = comparison_report({name: payload_model}, X, y, title=name, notes=[name])
+    assert "\x1b" not in page and "\u202e" not in page and "model\\x1b[2J\\u202e" in page
+    data = charts.score_curve_data({name: payload_model}, X, y)
+    assert set(data["model"]) == {"model\\x1b[2J\\u202e"}
+
+
+def test_cli_error_escapes_terminal_sequences(tmp_path, capsys):
+    from rulebook.cli import main
+
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "target": ["a\x1b[2J", "b", "c", "d\u202e"]})
+    path = tmp_path / "evil\x1b[31m.csv"
+    frame.to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "target", "--task", "binary"]) == 2
+    captured = capsys.readouterr()
+    assert "a\\x1b[2J" in captured.err
+    for character in "\x1b\u202e":
+        assert character not in captured.err and character not in captured.out
