@@ -32,7 +32,9 @@ References
 """
 
 import json
+import numbers
 import operator
+import re
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -50,6 +52,139 @@ NUMERIC_OPERATORS = {
 }
 NOMINAL_OPERATORS = {"==": operator.eq, "!=": operator.ne}
 OPERATORS = tuple(NUMERIC_OPERATORS) + tuple(NOMINAL_OPERATORS)
+
+FORMAT = "rulebook.RuleEnsemble"
+# Versions of the JSON form that from_dict reads; to_dict writes the last.
+SUPPORTED_VERSIONS = (1,)
+VALUE_TYPES = ("bool", "bytes", "float", "int", "str")
+
+
+# -- JSON form: writing ------------------------------------------------------------
+def _json_value(value, feature):
+    """``(value, value_type)`` of a threshold or category, as JSON stores it.
+
+    NumPy scalars become the Python value they hold; bytes are written as
+    hex digits (``b"x\\xff"`` as ``"78ff"``, type ``"bytes"``), so that any
+    byte string round-trips and the file stays text.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bytes):
+        return value.hex(), "bytes"
+    for kind in (bool, int, float, str):  # bool first: it is an int
+        if isinstance(value, kind):
+            return kind(value), kind.__name__
+    raise ValueError(
+        f"column {feature!r}: the category {value!r} (type {type(value).__name__}) cannot be "
+        f"written to JSON; categories must be {', '.join(VALUE_TYPES)} (or NumPy scalars of "
+        "those). Convert the column, e.g. to str, before fitting."
+    )
+
+
+# -- JSON form: reading, with the path of a bad field in the message ----------------
+_NUMPY_TYPE_NAMES = {  # value_type as written by older versions for NumPy scalars
+    **{name: "float" for name in ("float16", "float32", "float64", "double", "longdouble")},
+    **{name: "int" for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                "uint64", "intc", "intp", "longlong")},
+    "bool_": "bool", "str_": "str", "bytes_": "bytes",
+}
+
+
+def _invalid(path, problem):
+    return ValueError(f"invalid serialised RuleEnsemble: {path!r} {problem}.")
+
+
+def _field(data, key, path, required=True, default=None):
+    name = f"{path}.{key}" if path else key
+    if key not in data:
+        if required:
+            raise _invalid(name, "is missing")
+        return default, name
+    return data[key], name
+
+
+def _object(value, path):
+    if not isinstance(value, dict):
+        raise _invalid(path, f"must be a JSON object; got {type(value).__name__}")
+    return value
+
+
+def _number(value, path, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _invalid(path, f"must be a number{' or null' if allow_none else ''}; got {value!r}")
+    return float(value)
+
+
+def _name(value, path):
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise _invalid(path, f"must be a column name (string or integer); got {value!r}")
+    return value
+
+
+def _read_value(data, path):
+    value, where = _field(data, "value", path)
+    kind, kind_path = _field(data, "value_type", path, required=False)
+    kind = _NUMPY_TYPE_NAMES.get(kind, kind)
+    if kind is None:  # written by hand: the JSON type decides
+        kind = next((k.__name__ for k in (bool, int, float, str) if isinstance(value, k)), None)
+        if kind is None:
+            raise _invalid(where, f"must be a number, a string or a boolean; got {value!r}")
+    if kind not in VALUE_TYPES:
+        raise _invalid(kind_path, f"is {kind!r}; valid types are {', '.join(map(repr, VALUE_TYPES))}")
+    valid = {"bool": isinstance(value, bool),
+             "int": isinstance(value, int) and not isinstance(value, bool),
+             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+             "str": isinstance(value, str),
+             "bytes": isinstance(value, str) and re.fullmatch(r"(?:[0-9a-fA-F]{2})*", value) is not None}
+    if not valid[kind]:
+        raise _invalid(where, f"is {value!r}, not a valid {kind!r} value"
+                       + (" (bytes are written as hex digits)" if kind == "bytes" else ""))
+    return bytes.fromhex(value) if kind == "bytes" else {"bool": bool, "int": int, "float": float,
+                                                         "str": str}[kind](value)
+
+
+def _read_proposition(data, path):
+    data = _object(data, path)
+    feature = _name(*_field(data, "feature", path))
+    operator_, where = _field(data, "operator", path)
+    if operator_ not in OPERATORS:
+        raise _invalid(where, f"is {operator_!r}; valid operators are {', '.join(map(repr, OPERATORS))}")
+    value = _read_value(data, path)
+    if operator_ in NUMERIC_OPERATORS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise _invalid(f"{path}.value", f"must be a number (a threshold) for operator {operator_!r}; "
+                       f"got {value!r}")
+    index, where = _field(data, "index", path, required=False, default=0)
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise _invalid(where, f"must be a column position (an integer >= 0); got {index!r}")
+    return Proposition(feature, operator_, value, index)
+
+
+def _read_rule(data, path):
+    data = _object(data, path)
+    query, where = _field(data, "query", path)
+    if not isinstance(query, list):
+        raise _invalid(where, f"must be a list of propositions; got {type(query).__name__}")
+    propositions = tuple(_read_proposition(p, f"{where}[{i}]") for i, p in enumerate(query))
+    weight = _number(*_field(data, "weight", path))
+    coverage = _number(*_field(data, "coverage", path, required=False), allow_none=True)
+    return Rule(Query(propositions), weight, coverage)
+
+
+def _check_header(data):
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        got = f"a JSON {type(data).__name__}" if not isinstance(data, dict) else "no 'format' field"
+        if isinstance(data, dict) and "format" in data:
+            got = f"'format' {data['format']!r}"
+        raise ValueError(f"not a serialised {FORMAT} (expected a JSON object with "
+                         f"'format': {FORMAT!r}; got {got}).")
+    version, _ = _field(data, "version", "")
+    if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
+        raise ValueError(
+            f"invalid serialised RuleEnsemble: 'version' is {version!r}; this rulebook reads "
+            f"supported versions {', '.join(map(str, SUPPORTED_VERSIONS))}. A newer version "
+            "was written by a newer rulebook: upgrade rulebook to read it.")
 
 
 @dataclass(frozen=True)
@@ -119,21 +254,38 @@ class Proposition:
         return format_proposition(self)
 
     def to_dict(self):
-        """JSON-compatible dict; the value keeps its Python type."""
+        """JSON-compatible dict; the value keeps its type in ``value_type``.
+
+        ``value_type`` is one of ``"bool"``, ``"bytes"``, ``"float"``,
+        ``"int"``, ``"str"``. NumPy scalars are written as the Python value
+        they hold; bytes as hex digits (``b"x\\xff"`` as ``"78ff"``).
+
+        Raises
+        ------
+        ValueError
+            If the value is of another type (e.g. a Timestamp category);
+            the message names the column.
+        """
+        value, value_type = _json_value(self.value, self.feature)
         return {
             "feature": self.feature,
             "operator": self.operator,
-            "value": self.value,
-            "value_type": type(self.value).__name__,
+            "value": value,
+            "value_type": value_type,
             "index": self.index,
         }
 
     @classmethod
     def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`."""
-        casts = {"float": float, "int": int, "str": str, "bool": bool}
-        value = casts.get(data.get("value_type"), lambda v: v)(data["value"])
-        return cls(data["feature"], data["operator"], value, int(data.get("index", 0)))
+        """Inverse of :meth:`to_dict`.
+
+        Raises
+        ------
+        ValueError
+            If a field is missing or invalid (the message names it and what
+            is valid), e.g. a threshold operator with a non-numeric value.
+        """
+        return _read_proposition(data, "proposition")
 
 
 @dataclass(frozen=True)
@@ -383,8 +535,8 @@ class RuleEnsemble:
     def to_dict(self):
         """JSON-compatible dict (the single source of truth for serialisation)."""
         return {
-            "format": "rulebook.RuleEnsemble",
-            "version": 1,
+            "format": FORMAT,
+            "version": SUPPORTED_VERSIONS[-1],
             "loss": self.loss,
             "intercept": self.intercept,
             "feature_names": None if self.feature_names is None else list(self.feature_names),
@@ -400,38 +552,61 @@ class RuleEnsemble:
         }
 
     def to_json(self, **kwargs):
-        """Serialise to a JSON string; floats round-trip exactly."""
-        return json.dumps(self.to_dict(), **kwargs)
+        """Serialise to a JSON string; floats round-trip exactly.
 
-    @classmethod
-    def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`.
+        Category values keep their type (:meth:`Proposition.to_dict`):
+        bytes are written as hex digits, NumPy scalars as Python values.
 
         Raises
         ------
         ValueError
-            If ``data`` is not a serialised RuleEnsemble.
+            If a category cannot be written (e.g. a Timestamp); the message
+            names the column.
         """
-        if data.get("format") != "rulebook.RuleEnsemble":
-            raise ValueError("not a serialised rulebook.RuleEnsemble (missing 'format' field).")
-        rules = tuple(
-            Rule(
-                Query(tuple(Proposition.from_dict(p) for p in r["query"])),
-                float(r["weight"]),
-                r.get("coverage"),
-            )
-            for r in data["rules"]
-        )
-        names = data.get("feature_names")
-        return cls(
-            data["intercept"],
-            rules,
-            data.get("loss", "squared"),
-            None if names is None else tuple(names),
-            data.get("by_name", True),
-        )
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of :meth:`to_dict`; every field is checked.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not a serialised RuleEnsemble, has a version
+            other than those in ``SUPPORTED_VERSIONS`` (a newer rulebook
+            wrote it), or a field is missing or invalid: the message names
+            the field by its path (``'rules[2].query[0].operator'``) and
+            says what is valid.
+        """
+        _check_header(data)
+        rules, where = _field(data, "rules", "")
+        if not isinstance(rules, list):
+            raise _invalid(where, f"must be a list of rules; got {type(rules).__name__}")
+        rules = tuple(_read_rule(rule, f"rules[{i}]") for i, rule in enumerate(rules))
+        intercept = _number(*_field(data, "intercept", ""))
+        loss, where = _field(data, "loss", "", required=False, default="squared")
+        from .losses import LOSSES
+
+        if not isinstance(loss, str) or loss not in LOSSES:
+            raise _invalid(where, f"is {loss!r}; valid losses are {', '.join(map(repr, sorted(LOSSES)))}")
+        names, where = _field(data, "feature_names", "", required=False)
+        if names is not None:
+            if not isinstance(names, list):
+                raise _invalid(where, f"must be a list of column names or null; got {names!r}")
+            names = tuple(_name(name, f"{where}[{i}]") for i, name in enumerate(names))
+        by_name, where = _field(data, "by_name", "", required=False, default=True)
+        if not isinstance(by_name, bool):
+            raise _invalid(where, f"must be a boolean (true or false); got {by_name!r}")
+        return cls(intercept, rules, loss, names, by_name)
 
     @classmethod
     def from_json(cls, text):
-        """Inverse of :meth:`to_json`."""
+        """Inverse of :meth:`to_json`.
+
+        Raises
+        ------
+        ValueError
+            If ``text`` is not JSON (``json.JSONDecodeError``) or not a
+            valid serialised RuleEnsemble (see :meth:`from_dict`).
+        """
         return cls.from_dict(json.loads(text))

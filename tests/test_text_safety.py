@@ -285,3 +285,99 @@ def test_cli_error_escapes_terminal_sequences(tmp_path, capsys):
     assert "a\\x1b[2J" in captured.err
     for character in "\x1b\u202e":
         assert character not in captured.err and character not in captured.out
+
+
+# -- 3. from_json validates; every category serialises --------------------------------
+def _valid():
+    rule = Rule(Query((Proposition("Age", "<=", 19.0, 0), Proposition("Sex", "==", "male", 1))), 2.5, 0.25)
+    return RuleEnsemble(1.0, (rule,), "logistic", ("Age", "Sex"), True).to_dict()
+
+
+def _broken(change):
+    data = json.loads(json.dumps(_valid()))
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.pop("rules"), r"'rules'.*missing"),
+    (lambda d: d.pop("intercept"), r"'intercept'.*missing"),
+    (lambda d: d.update(intercept="1.0"), r"'intercept'.*number"),
+    (lambda d: d.update(rules={}), r"'rules'.*list"),
+    (lambda d: d.update(loss="hinge"), r"'loss'.*squared"),
+    (lambda d: d.update(feature_names="Age"), r"'feature_names'.*list"),
+    (lambda d: d.update(by_name="yes"), r"'by_name'.*bool"),
+    (lambda d: d["rules"].append(None), r"rules\[1\].*object"),
+    (lambda d: d["rules"][0].pop("query"), r"rules\[0\]\.query.*missing"),
+    (lambda d: d["rules"][0].pop("weight"), r"rules\[0\]\.weight.*missing"),
+    (lambda d: d["rules"][0].update(weight=None), r"rules\[0\]\.weight.*number"),
+    (lambda d: d["rules"][0].update(coverage="all"), r"rules\[0\]\.coverage"),
+    (lambda d: d["rules"][0]["query"][0].pop("feature"), r"rules\[0\]\.query\[0\]\.feature.*missing"),
+    (lambda d: d["rules"][0]["query"][0].update(feature=None), r"rules\[0\]\.query\[0\]\.feature"),
+    (lambda d: d["rules"][0]["query"][1].update(operator="=<"),
+     r"rules\[0\]\.query\[1\]\.operator.*'=<'.*'<='"),
+    (lambda d: d["rules"][0]["query"][0].update(value="abc", value_type="str"),
+     r"rules\[0\]\.query\[0\]\.value.*number.*'<='"),
+    (lambda d: d["rules"][0]["query"][0].update(value=True, value_type="bool"),
+     r"rules\[0\]\.query\[0\]\.value.*number"),
+    (lambda d: d["rules"][0]["query"][1].update(value_type="complex"),
+     r"rules\[0\]\.query\[1\]\.value_type.*'complex'"),
+    (lambda d: d["rules"][0]["query"][1].update(value=[1, 2], value_type="list"), r"rules\[0\]\.query\[1\]"),
+    (lambda d: d["rules"][0]["query"][1].update(value="abc", value_type="int"),
+     r"rules\[0\]\.query\[1\]\.value.*'int'"),
+    (lambda d: d["rules"][0]["query"][1].update(index=-1), r"rules\[0\]\.query\[1\]\.index"),
+    (lambda d: d["rules"][0]["query"][1].update(index="1"), r"rules\[0\]\.query\[1\]\.index"),
+])
+def test_from_dict_names_the_bad_field(change, message):
+    with pytest.raises(ValueError, match=message):
+        RuleEnsemble.from_dict(_broken(change))
+    with pytest.raises(ValueError, match=message):
+        RuleEnsemble.from_json(json.dumps(_broken(change)))
+
+
+@pytest.mark.parametrize("version", [999, 2, 0, "1", None])
+def test_from_dict_refuses_unknown_versions(version):
+    with pytest.raises(ValueError, match=r"version.*supported.*1"):
+        RuleEnsemble.from_dict(_broken(lambda d: d.update(version=version)))
+
+
+def test_from_dict_refuses_a_missing_version():
+    with pytest.raises(ValueError, match=r"'version'.*missing"):
+        RuleEnsemble.from_dict(_broken(lambda d: d.pop("version")))
+
+
+@pytest.mark.parametrize("text", ["[]", '"rulebook"', "null", "{not json"])
+def test_from_json_of_non_objects_raises_value_error(text):
+    with pytest.raises(ValueError):
+        RuleEnsemble.from_json(text)
+
+
+def test_valid_files_still_load():
+    assert RuleEnsemble.from_dict(_valid()) == RuleEnsemble.from_dict(json.loads(json.dumps(_valid())))
+
+
+@pytest.mark.parametrize("value", [b"x\x00\xff", b"", np.int64(3), np.float64(2.5), np.bool_(True), np.str_("a")])
+def test_category_values_serialise(value):
+    ensemble = _ensemble(Proposition("c", "==", value))
+    back = RuleEnsemble.from_json(ensemble.to_json())
+    restored = back[0].query.propositions[0].value
+    assert restored == value and back == ensemble
+    if isinstance(value, bytes):
+        assert type(restored) is bytes
+        assert json.loads(ensemble.to_json())["rules"][0]["query"][0]["value"] == value.hex()
+
+
+def test_bytes_categories_fit_and_serialise():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"b": rng.choice(np.array([b"x", b"y\xff"], dtype=object), size=100)})
+    y = (X["b"] == b"x").astype(float)
+    ensemble = RuleBoostingRegressor(n_rules=1).fit(X, y).ensemble_
+    back = RuleEnsemble.from_json(ensemble.to_json())
+    assert back == ensemble
+    np.testing.assert_array_equal(back.predict(X), ensemble.predict(X))
+
+
+def test_unserialisable_category_names_the_column():
+    ensemble = _ensemble(Proposition("when", "==", pd.Timestamp("2020-01-01")))
+    with pytest.raises(ValueError, match=r"'when'.*Timestamp"):
+        ensemble.to_json()
