@@ -50,10 +50,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ._canonical import escape_unsafe
 # Re-exported: the display of the charts and their rule labels.
 from ._chart_display import RULE_LABEL_LINES, RULE_LABEL_WIDTH, _altair, _chart, _rule_axis  # noqa: F401
 from ._chart_display import notebook_renderer, wrap_rule  # noqa: F401
-from ._canonical import escape_unsafe
 from .rules import RuleEnsemble
 
 POSITIVE_COLOR = "#2166ac"  # as the weight bars of the notebook repr
