@@ -27,8 +27,8 @@ that is not a plain Python identifier prints in backticks, as in
 a backtick inside doubled); a category string that could be misread prints
 in double quotes (``code == "1"`` differs from ``code == 1``); control
 characters (C0 and C1, newline and ESC included), bidirectional overrides
-and isolates (U+202A-U+202E, U+2066-U+2069) and other invisible format
-characters print as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``),
+and isolates (U+202A-U+202E, U+2066-U+2069) and every other character
+``str.isprintable`` rejects print as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``),
 and so does a backslash inside quotes (``\\\\``).
 
 The *length* of a query is its number of conditions in this form, that is
@@ -53,12 +53,6 @@ UPPER = ("<=", "<")
 # read as a number, an operator, a keyword of the rule text or a set.
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/']*\Z")
 _KEYWORDS = {"and", "or", "not", "in", "true", "false", "nan", "none", "null", "inf"}
-# Characters that would break a rule's line, move the terminal's cursor or
-# reorder the text around them: C0 and C1 controls, DEL, bidirectional marks,
-# embeddings, overrides and isolates, line and paragraph separators, zero-width
-# characters, the byte order mark and lone surrogates (which cannot be printed).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
-                     "\u2060-\u2069\ufeff\ud800-\udfff]")
 _NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -139,29 +133,40 @@ def _sort_key(proposition):
 
 
 def escape_unsafe(text):
-    """``text`` with control, bidirectional and invisible characters as Python escapes.
+    """``text`` with every character that ``str.isprintable`` rejects as a Python escape.
 
-    Newline, tab and carriage return print as ``\\n``, ``\\t``, ``\\r``;
-    other characters below U+0100 as ``\\xNN``, the rest as ``\\uNNNN``.
-    Everything else, backslashes included, is left as it is.
+    Those are the characters that would break a rule's line, move a
+    terminal's cursor, reorder the text around them or not show at all:
+    C0 and C1 controls (newline and ESC included), bidirectional marks,
+    embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069),
+    zero-width and other format characters, separators other than the
+    space, unassigned and private-use code points and lone surrogates.
+    Newline, tab and carriage return print as ``\\n``, ``\\t``, ``\\r``,
+    other characters as ``\\xNN``, ``\\uNNNN`` or ``\\UNNNNNNNN``, as
+    Python's ``repr`` does. Everything else, backslashes included, is left
+    as it is.
 
     Examples
     --------
     >>> print(escape_unsafe("a\\nb\\x1b[31m\\u202ec"))
     a\\nb\\x1b[31m\\u202ec
     """
-    return _UNSAFE.sub(_escape_character, text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape_character(c) for c in text)
 
 
-def _escape_character(match):
-    character = match.group()
+def _escape_character(character):
     if character in _NAMED_ESCAPES:
         return _NAMED_ESCAPES[character]
     code = ord(character)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _is_plain_name(name):
+    # isprintable: an identifier may hold format characters (U+200C, U+200D).
     return (isinstance(name, str) and name.isidentifier() and name.isprintable()
             and not keyword.iskeyword(name) and name.lower() not in _KEYWORDS)
 

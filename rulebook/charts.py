@@ -835,7 +835,10 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
     if sort_rows and covered.shape[1]:
         # lexsort's last key is the primary one: rule 1, covered rows first.
         order = np.lexsort(~covered[:, ::-1].T)
-    labels = X.index.astype(str).to_numpy() if isinstance(X, pd.DataFrame) else np.arange(len(X)).astype(str)
+    if isinstance(X, pd.DataFrame):  # row labels are text from the data, shown in the tooltip
+        labels = np.array([escape_unsafe(str(label)) for label in X.index], dtype=object)
+    else:
+        labels = np.arange(len(X)).astype(str)
     n_rows, n_rules = covered.shape
     weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
     cells = covered[order].ravel()

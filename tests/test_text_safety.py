@@ -5,15 +5,19 @@ spoofable rule text, and ``RuleEnsemble.from_json`` on malformed files.
 """
 
 import json
+import keyword
 from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from rulebook import Proposition, Query, Rule, RuleBoostingRegressor, RuleEnsemble, set_options
 
 PAYLOAD = "</script><img src=x onerror=alert(1)>"
+# Words of the rule text a bare column name must not be (besides Python keywords).
+_RULE_WORDS = {"and", "or", "not", "in", "true", "false", "nan", "none", "null", "inf"}
 
 
 class _Page(HTMLParser):
@@ -381,3 +385,51 @@ def test_unserialisable_category_names_the_column():
     ensemble = _ensemble(Proposition("when", "==", pd.Timestamp("2020-01-01")))
     with pytest.raises(ValueError, match=r"'when'.*Timestamp"):
         ensemble.to_json()
+
+
+def test_coverage_row_labels_escape_control_characters():
+    from rulebook import charts
+
+    ensemble = _ensemble(Proposition("a", ">", 0.0))
+    X = pd.DataFrame({"a": [-1.0, 1.0]}, index=["row\x1b[2J", "b\u202e"])
+    assert set(charts.coverage_data(ensemble, X)["index"]) == {"row\\x1b[2J", "b\\u202e"}
+
+
+def _read_name(text):
+    """Reference reader of a printed column name (the inverse of format_feature)."""
+    if not text.startswith("`"):
+        return text
+    assert text.endswith("`") and len(text) >= 2
+    inner = text[1:-1]
+    assert "`" not in inner.replace("``", "")
+    return inner.replace("``", "`").encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(), st.integers(), st.sampled_from(["a`b", "x\\ny", "\\", "`", "in", "é", "a\u200db"])))
+def test_printed_column_names_read_back_and_are_safe(name):
+    from rulebook._canonical import format_feature
+
+    text = format_feature(name)
+    assert _read_name(text) == str(name)
+    assert text.isprintable()
+    if text.startswith("`"):  # quoted: nothing could be misread as an operator or a break
+        assert not (isinstance(name, str) and name.isidentifier() and name.isprintable()
+                    and not keyword.iskeyword(name) and name.lower() not in _RULE_WORDS)
+    else:
+        assert text.isidentifier()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(), st.sampled_from(['say "hi"', "a\\nb", "1", "True", "x\u202ey"])))
+def test_printed_categories_read_back_and_are_safe(value):
+    from rulebook._canonical import format_category
+
+    text = format_category(value)
+    assert text.isprintable()
+    if text.startswith('"'):
+        inner = text[1:-1]
+        assert '"' not in inner.replace('\\"', "")
+        assert inner.encode("latin-1", "backslashreplace").decode("unicode_escape") == value
+    else:
+        assert text == value
