@@ -347,6 +347,19 @@ def run_search(Xp, gp, hp, cp, n_bins, pf, pop, pb, bits, full,
             if new_column and solve_columns:
                 col_entries[n_col_entries] = k
                 n_col_entries += 1
+                # Kept in the list too, unevaluated and never pushed: q p_a
+                # (and all its subtree, p_a's column only) is what
+                # ``_solve_columns`` solves, but a child of q on q's own
+                # columns (an interval narrowed, still one condition short)
+                # extends by these new columns. The parent's bound of p_a
+                # bounds q p_a too; no witness is known (aug_c = a).
+                aug_a[start + kept] = a
+                aug_b[start + kept] = b
+                aug_c[start + kept] = a
+                sub_b[kept] = -np.inf
+                sub_m[kept] = 0
+                needs_bound[kept] = False
+                kept += 1
                 continue
             if _is_implied(a, ext, rows, m, bits, node, known, implied) and not new_column:
                 # q p_a is equivalent to q; so is every extension of both.

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score
 
 from rulebook import OptimalLearner, RuleBoostingClassifier, RuleBoostingRegressor
+from rulebook import bnb_search
 from rulebook import optimal as optimal_module
 from rulebook.datasets import load_dataset, make_noisy_parity
 from rulebook.greedy import greedy_search
@@ -137,6 +138,39 @@ def test_search_without_the_class_bound_equals_brute_force(problem):
     # Only sampled nodes (one in CLASS_SAMPLE expansions) computed it.
     if search.n_expanded < bnb.CLASS_SAMPLE:
         assert search.stats(0.0)["class_bounds_computed"] == 10**9
+
+
+def _unseeded(problem):
+    import time
+
+    search = optimal_module._BranchAndBound(problem, "best_first", 1.0, time.perf_counter())
+    search.run(None, None)
+    return search
+
+
+def test_a_narrowed_interval_still_extends_by_new_columns():
+    """Found by hypothesis (session 11): one condition short of the limit,
+    new columns are solved per column and were left out of the node's list,
+    so a child narrowing the node's interval lost its extensions by new
+    columns. Rows 9, 22, 35; the optimum {22} is 0 < x0 <= 1 & x2 <= 0."""
+    n = 36
+    X = np.zeros((n, 4), np.uint16)
+    X[9], X[22] = [1, 0, 1, 0], [1, 0, 0, 0]
+    g, c = np.zeros(n), np.zeros(n)
+    g[22], c[[9, 22, 35]] = 1.0, 1.0
+    problem = SearchProblem(np.asfortranarray(X), np.array([3, 4, 5, 1]), np.zeros(4, bool), g,
+                            np.zeros(n), c, np.array([9, 22, 35]), 0.0, 1, max_rule_length=2)
+    assert brute_force(problem) == 1.0
+    assert _unseeded(problem).best_value == 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=40, max_features=4), st.integers(1, 3))
+def test_unseeded_search_under_a_length_limit_equals_brute_force(problem, limit):
+    """Without the greedy seed (which optimal_search adds and which can hide
+    a gap in the tree), the search under a limit is exact by itself."""
+    problem.max_rule_length = limit
+    assert _unseeded(problem).best_value == brute_force(problem)
 
 
 # -- anytime budgets ---------------------------------------------------------
@@ -305,12 +339,12 @@ def test_stats_count_every_pruning_kind_on_a_real_search():
 @contextmanager
 def _bitset_words(limit):
     """Force the bitset (large limit) or the counts (limit 0) code path."""
-    saved = optimal_module.BITSET_MAX_WORDS
-    optimal_module.BITSET_MAX_WORDS = limit
+    saved = bnb_search.BITSET_MAX_WORDS
+    bnb_search.BITSET_MAX_WORDS = limit
     try:
         yield
     finally:
-        optimal_module.BITSET_MAX_WORDS = saved
+        bnb_search.BITSET_MAX_WORDS = saved
 
 
 @settings(max_examples=100, deadline=None)
