@@ -81,6 +81,15 @@ def search_code(name):
     never through a problem's code; its problems carry the gradient-boosting
     objective, which the orthogonal learner falls back to.
 
+    Parameters
+    ----------
+    name : str
+        An objective name (:data:`OBJECTIVES` or ``"orthogonal"``).
+
+    Returns
+    -------
+    int
+
     Raises
     ------
     ValueError

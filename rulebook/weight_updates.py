@@ -20,7 +20,19 @@ from .objectives import second_order_weight
 
 
 def weight_update(setup):
-    """The update a fit's ``setup.weight_update`` names (``"stagewise"`` or ``"corrective"``)."""
+    """The weight update a fit uses.
+
+    Parameters
+    ----------
+    setup : rulebook.boosting.BoostingSetup
+        Its ``weight_update`` (``"stagewise"`` or ``"corrective"``) chooses;
+        ``loss``, ``y``, ``sample_weight``, ``reg_lambda``, ``objective`` and
+        ``n_rules`` configure it.
+
+    Returns
+    -------
+    StagewiseUpdate or CorrectiveUpdate
+    """
     return CorrectiveUpdate(setup) if setup.weight_update == "corrective" else StagewiseUpdate(setup)
 
 
