@@ -79,8 +79,19 @@ def fit_boosting(setup):
         problem = _problem(setup, g, h, rows)
         with _round_progress(setup.progress, t):
             result = rounds.search(problem)
+            if not result.conditions and result.value > 0:
+                # The best query is the empty one: a shift of the intercept,
+                # not a rule. The intercept takes it; the round searches again.
+                shifted = update.shift_intercept(rows, intercept, raw, g, h)
+                g2, h2 = loss.gradient_hessian(y, shifted[1], weights)
+                retry = rounds.search(_problem(setup, g2, h2, rows))
+                if retry.conditions:
+                    retry.stats = {**retry.stats, "intercept_shift": float(shifted[0] - intercept)}
+                    (intercept, raw), (g, h) = shifted, (g2, h2)
+                    problem, result = _problem(setup, g, h, rows), retry
         progress = rounds.progress(problem, result)
-        if progress <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0:
+        if (progress <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0
+                or not result.conditions):
             warnings.warn(
                 f"boosting stopped after {t - 1} rules: no query reduces the loss "
                 "(the training data is fitted as well as rules can fit it).",

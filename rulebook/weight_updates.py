@@ -6,8 +6,9 @@
   every weight are re-fitted jointly after each rule
   (:func:`rulebook.corrective.corrective_weights`).
 
-Both have one method, ``add(rows, rule, rules, intercept, raw, g, h) ->
-(intercept, rules, raw, stats)``, so the loop does not know which one runs.
+Both have ``add(rows, rule, rules, intercept, raw, g, h) -> (intercept,
+rules, raw, stats)`` and ``shift_intercept``, so the loop does not know
+which one runs.
 """
 
 from dataclasses import replace
@@ -36,11 +37,29 @@ def weight_update(setup):
     return CorrectiveUpdate(setup) if setup.weight_update == "corrective" else StagewiseUpdate(setup)
 
 
-class StagewiseUpdate:
-    """Fixes each rule's weight when it is added (Boley et al. 2021, eq. 2.2)."""
-
+class _Update:
     def __init__(self, setup):
         self.setup = setup
+
+    def shift_intercept(self, rows, intercept, raw, g, h):
+        """The intercept moved by the weight of the empty query on ``rows``.
+
+        For a round whose best query is the empty one (with stagewise
+        weights the intercept is not re-fitted, so the rows' mean gradient
+        drifts from 0): its weight, as a rule's, goes to the intercept.
+
+        Returns
+        -------
+        intercept : float
+        raw : ndarray of shape (n_samples,)
+            A new array; ``raw`` is not modified.
+        """
+        weight = _rule_weight(self.setup, rows, float(g[rows].sum()), h, raw)
+        return intercept + weight, raw + weight
+
+
+class StagewiseUpdate(_Update):
+    """Fixes each rule's weight when it is added (Boley et al. 2021, eq. 2.2)."""
 
     def add(self, rows, rule, rules, intercept, raw, g, h):
         """The model with ``rule`` added at its fitted weight.
@@ -72,7 +91,7 @@ class StagewiseUpdate:
         return intercept, [*rules, replace(rule, weight=weight)], raw, {}
 
 
-class CorrectiveUpdate:
+class CorrectiveUpdate(_Update):
     """Re-fits the intercept and all weights after each rule (Yang et al. 2024, eq. 7).
 
     Each re-fit is warm-started from the previous round's intercept and
@@ -80,7 +99,7 @@ class CorrectiveUpdate:
     """
 
     def __init__(self, setup):
-        self.setup = setup
+        super().__init__(setup)
         # Column-major: a round writes one column, which is then contiguous.
         # Row-major, writing a column touched one page per row of a matrix
         # that np.zeros maps lazily: 11 s in one uninterruptible statement

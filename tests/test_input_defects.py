@@ -286,3 +286,24 @@ def test_nominal_text_and_categoricals_of_numbers_do_not_warn():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             RuleBoostingRegressor(**_quiet()).fit(frame, y)
+
+
+@pytest.mark.parametrize("learner", ["greedy", "optimal"])
+@pytest.mark.parametrize("extra", [{}, {"propositions": 4}])
+def test_no_rule_has_an_empty_query(learner, extra):
+    # Issue 26: with stagewise weights the intercept is not re-fitted, and on
+    # this table the best query of round 3 was the empty one, printed as a
+    # rule `if True`. The intercept now takes that shift and the round
+    # searches again; the model of each round is still what history_ says.
+    import warnings
+
+    X = pd.DataFrame({"s": [1.5, 2.0, np.nan, 3.25] * 15})
+    y = np.random.default_rng(0).normal(size=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RuleBoostingRegressor(n_rules=3, learner=learner, verbose=0, **extra).fit(X, y)
+    assert all(len(rule.query) > 0 for rule in model.ensemble_.rules)
+    assert "intercept_shift" in model.history_
+    last = list(model.staged_ensembles())[-1]
+    np.testing.assert_allclose(last.predict(X), model.predict(X))
+    assert model.history_["intercept"].iloc[-1] == model.ensemble_.intercept
