@@ -58,6 +58,7 @@ def parse_args():
                         help="interpreter with mlrl-boomer installed (env BOOMER_PYTHON)")
     parser.add_argument("--skip-compile-time", action="store_true")
     parser.add_argument("--compile-time-only", action="store_true")
+    parser.add_argument("--csv", type=Path, help="also write the table here")
     parser.add_argument("--compile-learners", nargs="+", default=list(COMPILE_LEARNERS),
                         choices=COMPILE_LEARNERS, help="learners timed by the compile-time runs")
     return parser.parse_args()
@@ -252,6 +253,8 @@ def main():
     formats = {column: f"{{:.{places}f}}".format for column in table.columns
                for key, places in digits.items() if key in column}
     print(table.to_string(index=False, formatters=formats, na_rep="-"))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
     if not args.skip_compile_time:
         compile_times(args.data_home, args.compile_learners)
 
