@@ -49,6 +49,8 @@ THRESHOLD = 0.05  # a slowdown below 5% is not reported, whatever the noise
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="git commit to compare against")
+    parser.add_argument("--head", default="HEAD",
+                        help="git commit to time (default HEAD; uncommitted changes are ignored)")
     parser.add_argument("--benches", nargs="+", choices=("greedy", "optimal", "yang"),
                         default=["greedy", "optimal", "yang"])
     parser.add_argument("--rounds", type=int, default=2, help="runs of each commit (default 2)")
@@ -128,19 +130,19 @@ def main():
     args = parse_args()
     base_sha = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=REPO, check=True,
                               capture_output=True, text=True).stdout.strip()
-    head_sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, check=True,
+    head_sha = subprocess.run(["git", "rev-parse", "--short", args.head], cwd=REPO, check=True,
                               capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "rulebook"], cwd=REPO, check=True,
-                           capture_output=True, text=True).stdout.strip()
+    args.out = args.out.resolve()
+    # Both commits in worktrees of their own: the working tree may change
+    # while the benchmarks run.
     with tempfile.TemporaryDirectory() as tmp:
-        worktree = Path(tmp) / "base"
-        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), base_sha], cwd=REPO,
-                       check=True, capture_output=True)
+        trees = {"base": Path(tmp) / "base", "head": Path(tmp) / "head"}
+        for side, sha in (("base", base_sha), ("head", head_sha)):
+            subprocess.run(["git", "worktree", "add", "--detach", str(trees[side]), sha],
+                           cwd=REPO, check=True, capture_output=True)
         try:
-            trees = {"base": worktree, "head": REPO}
             for side, tree in trees.items():
-                print(f"{side}: {base_sha if side == 'base' else head_sha}"
-                      f"{' + uncommitted changes' if side == 'head' and dirty else ''} "
+                print(f"{side}: {base_sha if side == 'base' else head_sha} "
                       f"-> {imported_from(tree)}", flush=True)
             runs = {bench: {"base": [], "head": []} for bench in args.benches}
             for round_ in range(args.rounds):
@@ -152,8 +154,9 @@ def main():
                         runs[bench][side].append(read_times(bench, out))
                         print(f"  round {round_ + 1}: {bench} with {side} done", flush=True)
         finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], check=False,
-                           cwd=REPO, capture_output=True)
+            for tree in trees.values():
+                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], check=False,
+                               cwd=REPO, capture_output=True)
     report(args, runs, base_sha, head_sha)
 
 
