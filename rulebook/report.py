@@ -3,16 +3,24 @@
 The report opens offline: the rich reprs carry their stylesheet inline and
 the charts are inline SVG made by vl-convert, so there are no scripts and no
 links to load. ``rulebook compare ... --report report.html`` writes one.
+
+vl-convert draws in a child process (:mod:`rulebook._svg_render`): its
+JavaScript engine can abort the process it runs in (under an address-space
+limit it always does), and a report must not take the caller's interpreter
+with it. When drawing fails the page comes without the images, a note in
+their place, and a warning says why.
 """
 
 import html
+import warnings
 from pathlib import Path
 
 from . import charts
 from ._canonical import escape_unsafe
 from ._repr_html import estimator_repr
+from ._svg_render import MISSING, render_svgs
 
-__all__ = ["comparison_report", "chart_svg", "score_table", "write_report"]
+__all__ = ["chart_svg", "comparison_report", "score_table", "write_report"]
 
 _PAGE_CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; }
@@ -29,6 +37,9 @@ table.rb-scores th, table.rb-scores td {
 def chart_svg(chart):
     """An Altair chart as an inline ``<svg>`` element (no scripts).
 
+    vl-convert draws it in a child process, so that a crash of its
+    JavaScript engine (e.g. under ``ulimit -v``) cannot end this one.
+
     Parameters
     ----------
     chart : altair.Chart or any top-level Altair chart
@@ -37,7 +48,13 @@ def chart_svg(chart):
     -------
     str
         SVG markup, or an HTML note saying why the chart is missing (no
-        ``vl-convert-python``).
+        ``vl-convert-python``, or drawing failed).
+
+    Warns
+    -----
+    UserWarning
+        When vl-convert is installed but could not draw the chart; the
+        message says why.
 
     Examples
     --------
@@ -46,17 +63,23 @@ def chart_svg(chart):
     >>> svg.lstrip().startswith("<svg")
     True
     """
-    try:
-        import vl_convert as vlc
-    except ImportError:
-        return "<p class=\"rb-note\">Charts need the vl-convert-python package.</p>"
-    svg = vlc.vegalite_to_svg(chart.to_dict())
-    # Drop the XML declaration, if any, so the SVG can sit inside HTML.
-    return svg[svg.find("<svg"):]
+    [(svg, why)] = render_svgs([chart.to_dict()])
+    _warn_undrawn([why], stacklevel=2)
+    return svg if svg is not None else _note(why)
 
 
-def _section(title, body):
-    return f"<section><h2>{_text(title)}</h2>{body}</section>"
+def _warn_undrawn(reasons, stacklevel):
+    """One warning for the charts vl-convert could not draw (none when it is not installed)."""
+    failed = [why for why in reasons if why not in (None, MISSING)]
+    if failed:
+        causes = "; ".join(dict.fromkeys(failed))  # each cause once, in order
+        warnings.warn(f"{len(failed)} chart(s) could not be drawn and are left out of the "
+                      f"HTML, which is complete otherwise: {causes}.", UserWarning,
+                      stacklevel=stacklevel + 1)
+
+
+def _note(text):
+    return f"<p class=\"rb-note\">{_text(text)}</p>"
 
 
 def _text(text):
@@ -64,11 +87,39 @@ def _text(text):
     return html.escape(escape_unsafe(str(text)))
 
 
-def _figure(build):
-    try:
-        return f"<div class=\"rb-chart\">{chart_svg(build())}</div>"
-    except ValueError as error:  # e.g. no pruning statistics for greedy search
-        return f"<p class=\"rb-note\">{html.escape(str(error))}</p>"
+class _Figures:
+    """The charts of a page, drawn together in one child process at the end.
+
+    ``add`` returns a slot for a chart's place in the page (or a note when
+    the chart cannot be made); ``fill`` joins the page's parts, each slot
+    replaced by its SVG or by a note saying why the chart is missing.
+    """
+
+    def __init__(self):
+        self.specs = []
+
+    def add(self, make, *args):
+        try:
+            spec = make(*args).to_dict()
+        except ValueError as error:  # e.g. no pruning statistics for greedy search
+            return _note(error)
+        self.specs.append(spec)
+        return _Slot(len(self.specs) - 1)
+
+    def fill(self, parts):
+        drawn = render_svgs(self.specs)
+        _warn_undrawn([why for _, why in drawn], stacklevel=3)  # comparison_report's caller
+        shown = [_note(why) if svg is None else f"<div class=\"rb-chart\">{svg}</div>"
+                 for svg, why in drawn]
+        return "".join(shown[part.index] if isinstance(part, _Slot) else part for part in parts)
+
+
+class _Slot:
+    """Where chart number ``index`` of a page goes."""
+
+    def __init__(self, index):
+        self.index = index
+
 
 
 def comparison_report(models, X_test, y_test, *, title="rulebook comparison", scores=None, notes=()):
@@ -106,22 +157,28 @@ def comparison_report(models, X_test, y_test, *, title="rulebook comparison", sc
     """
     if scores is None:
         scores = score_table(models, X_test, y_test)
-    parts = [f"<h1>{_text(title)}</h1>"]
-    parts += [f"<p class=\"rb-note\">{_text(note)}</p>" for note in notes]
+    figures = _Figures()
+    parts = [f"<h1>{_text(title)}</h1>", *(_note(note) for note in notes)]
     scores = scores.rename(columns=lambda column: escape_unsafe(str(column)))
     table = scores.to_html(index=False, classes="rb-scores", border=0, float_format=lambda v: f"{v:.4g}")
-    parts.append(_section("Score by number of rules", table + _figure(
-        lambda: charts.score_curve(models, X_test, y_test).properties(width=500))))
+    parts += [_heading("Score by number of rules"), table,
+              figures.add(lambda: charts.score_curve(models, X_test, y_test).properties(width=500)),
+              "</section>"]
     for name, model in models.items():
-        body = estimator_repr(model)
-        body += _figure(lambda: charts.rule_weights_chart(model))
-        body += _figure(lambda: charts.search_effort_chart(model))
+        parts += [_heading(f"Learner: {name}"), estimator_repr(model),
+                  figures.add(charts.rule_weights_chart, model),
+                  figures.add(charts.search_effort_chart, model)]
         if any(c.startswith("pruned_") for c in model.history_.columns):
-            body += _figure(lambda: charts.pruning_chart(model))
-        parts.append(_section(f"Learner: {name}", body))
+            parts.append(figures.add(charts.pruning_chart, model))
+        parts.append("</section>")
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_text(title)}</title><style>{_PAGE_CSS}</style></head>"
-            f"<body>{''.join(parts)}</body></html>")
+            f"<body>{figures.fill(parts)}</body></html>")
+
+
+def _heading(title):
+    """A section's start; the section ends with ``</section>``."""
+    return f"<section><h2>{_text(title)}</h2>"
 
 
 def score_table(models, X_test, y_test):

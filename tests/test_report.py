@@ -161,3 +161,88 @@ def test_compare_table_and_report_use_the_staged_models(corrective_split, tmp_pa
     page = report.read_text(encoding="utf-8")
     for score in printed:
         assert f"<td>{score:.4g}</td>" in page
+
+
+# -- drawing in a child process (issue 26, defect 6) -----------------------------------
+# vl-convert's JavaScript engine aborts the process it runs in when it cannot
+# reserve its address space (SIGTRAP under ulimit -v); drawn in-process, that
+# killed the caller's interpreter. These tests failed before the drawing moved
+# to a child process (the first two: no such child to replace; the last: the
+# Python running the report died of SIGTRAP).
+def _crashing_child(monkeypatch, code="import os; os.abort()"):
+    import sys
+
+    from rulebook import _svg_render
+
+    monkeypatch.setattr(_svg_render, "_child_command", lambda: [sys.executable, "-c", code])
+
+
+def test_report_survives_a_crash_of_the_renderer(titanic_models, monkeypatch):
+    _crashing_child(monkeypatch)
+    models, X_test, y_test = titanic_models
+    with pytest.warns(UserWarning, match=r"5 chart\(s\) could not be drawn.*SIGABRT"):
+        page = comparison_report(models, X_test, y_test)
+    assert page.startswith("<!DOCTYPE html>") and page.endswith("</html>")
+    assert_offline(page)
+    assert "<svg" not in page
+    assert page.count("killed by SIGABRT") == 5  # a note where each chart would be
+    assert all(f"Learner: {name}" in page for name in models) and "rb-scores" in page
+
+
+def test_chart_svg_survives_a_crash_of_the_renderer(monkeypatch):
+    import altair as alt
+
+    _crashing_child(monkeypatch)
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_bar().encode(x="x")
+    with pytest.warns(UserWarning, match="SIGABRT"):
+        note = chart_svg(chart)
+    assert note.startswith('<p class="rb-note">') and "SIGABRT" in note
+
+
+def test_a_renderer_that_hangs_is_stopped(monkeypatch):
+    from rulebook import _svg_render
+
+    _crashing_child(monkeypatch, "import time; time.sleep(60)")
+    [(svg, why)] = _svg_render.render_svgs([{"mark": "point"}], timeout=1)
+    assert svg is None and "did not finish within 1 s" in why
+
+
+def test_a_spec_vl_convert_rejects_is_a_note_not_a_crash():
+    from rulebook._svg_render import render_svgs
+
+    good = {"data": {"values": [{"x": 1}]}, "mark": "point",
+            "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    [(svg, why), (bad, error)] = render_svgs([good, {"mark": {"type": 12}}])
+    assert svg.startswith("<svg") and why is None
+    assert bad is None and error.startswith("vl-convert: ")
+
+
+def test_report_under_an_address_space_limit_leaves_python_alive(tmp_path):
+    """The filed case: a 6 GB cap (``ulimit -v 6000000``) on the process."""
+    import subprocess
+    import sys
+
+    resource = pytest.importorskip("resource")
+    script = tmp_path / "report.py"
+    script.write_text(
+        "import warnings\n"
+        "import pandas as pd\n"
+        "from rulebook import RuleBoostingRegressor\n"
+        "from rulebook.report import comparison_report\n"
+        "X = pd.DataFrame({'a': range(40)}); y = (X['a'] > 20) * 1.0\n"
+        "model = RuleBoostingRegressor(n_rules=1, verbose=0).fit(X, y)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    page = comparison_report({'greedy': model}, X, y)\n"
+        "print('alive', page.count('<svg'), page.endswith('</html>'))\n"
+        "print(*[w.message for w in caught], sep='\\n')\n")
+    limit = 6_000_000 * 1024
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          preexec_fn=cap, timeout=300, check=False)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.startswith("alive 0 True")
+    assert "could not be drawn" in done.stdout and "ulimit -v" in done.stdout
