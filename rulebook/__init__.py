@@ -10,6 +10,7 @@ from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
 from .optimal import OptimalLearner
 from .orthogonal import BeamLearner, OrthogonalLearner
+from .persistence import load_model
 from .rulefit import RuleFitClassifier, RuleFitRegressor
 from .rules import Proposition, Query, Rule, RuleEnsemble
 
@@ -30,6 +31,7 @@ __all__ = [
     "area_under_rules_curve",
     "compare_learners",
     "get_options",
+    "load_model",
     "set_options",
 ]
 

@@ -376,6 +376,49 @@ class _RuleBoosting(BaseEstimator):
 
         return BoostingExplorer(self, X_test, y_test, **kwargs)
 
+    # -- saving -------------------------------------------------------------
+    def to_json(self, path=None, *, indent=None):
+        """Save the fitted estimator as JSON; :func:`rulebook.load_model` reads it.
+
+        The file holds plain values only (parameters, columns, categories,
+        classes, rules, ``history_``), so loading it runs no code, unlike
+        pickle. The format is versioned and described by a JSON Schema in
+        the package (:mod:`rulebook.persistence`).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            File to write (UTF-8); ``None`` returns the text.
+        indent : int or None, default=None
+            As :func:`json.dumps`.
+
+        Returns
+        -------
+        str or None
+            The JSON text, or None when written to ``path``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If the estimator is not fitted.
+        ValueError
+            A parameter that is not plain data (a custom learner object),
+            or a category or class label of a type JSON cannot hold (e.g. a
+            Timestamp); the message names the parameter or column.
+
+        Examples
+        --------
+        >>> from rulebook import RuleBoostingRegressor, load_model
+        >>> from rulebook.datasets import load_used_cars
+        >>> X, y = load_used_cars()
+        >>> model = RuleBoostingRegressor(n_rules=2, verbose=0).fit(X, y)
+        >>> bool((load_model(model.to_json()).predict(X) == model.predict(X)).all())
+        True
+        """
+        from .persistence import to_json
+
+        return to_json(self, path, indent=indent)
+
     # -- notebook display -------------------------------------------------
     # Replaces scikit-learn's ReprHTMLMixin: a fitted estimator shows its
     # rules and search statistics, an unfitted one scikit-learn's diagram.
