@@ -23,12 +23,14 @@ import dataclasses
 import inspect
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from numba.core import event as numba_event
-from sklearn.metrics import mean_poisson_deviance, r2_score, roc_auc_score
+from scipy.stats import rankdata
+from sklearn.metrics import mean_poisson_deviance, r2_score
 from sklearn.model_selection import train_test_split
 
 from ._canonical import escape_unsafe
@@ -36,11 +38,20 @@ from ._config import CACHE
 from .datasets import DATASETS, list_datasets, load_dataset
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .learners import LEARNERS
+from .losses import get_loss
 from .optimal import OptimalLearner
 
 TASKS = ("binary", "regression", "poisson")
 # Distinct target values shown in an error message before "…".
 _SHOWN_VALUES = 5
+# Most rules a command fits (--rules). Each command scores the model after
+# every round and prints every rule: with 100,000 rules the fit alone would
+# run for hours and its history (every round's weights) outgrow the memory,
+# and an ensemble of over a thousand rules is no longer read. Boosting stops
+# earlier by itself when no rule lowers the training loss.
+MAX_RULES = 1000
+# Exit status after Ctrl-C: 128 + SIGINT, as shells report it.
+_INTERRUPTED = 130
 
 _LEARNER_HELP = (
     "how each rule's conditions are chosen: greedy (adds the best condition one at a time; "
@@ -61,23 +72,47 @@ def main(argv=None):
     -------
     int
         The exit code: 0 on success, 2 on an error, which is printed to
-        standard error without a traceback. Invalid flag values exit with
-        code 2 from :mod:`argparse` (``SystemExit``).
+        standard error without a traceback, 130 after Ctrl-C. Invalid flag
+        values exit with code 2 from :mod:`argparse` (``SystemExit``).
+        Warnings print to standard error as ``rulebook: warning: ...``.
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    try:
-        if args.command == "datasets":
-            with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-                print(list_datasets()[["name", "task", "target", "n_rows", "n_columns", "shipped"]]
-                      .to_string(index=False))
-            return 0
-        if args.command == "compare":
-            return _compare(args)
-        return _fit(args)
-    except (ValueError, TypeError, FileNotFoundError) as error:
-        print(f"rulebook: error: {_printable(str(error))}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _print_warning
+        try:
+            return _run(args)
+        except (ValueError, TypeError, FileNotFoundError) as error:
+            print(f"rulebook: error: {_printable(str(error))}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("\nrulebook: interrupted", file=sys.stderr)
+            return _INTERRUPTED
+
+
+def _run(args):
+    if args.command == "datasets":
+        with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+            print(list_datasets()[["name", "task", "target", "n_rows", "n_columns", "shipped"]]
+                  .to_string(index=False))
+        return 0
+    _check_rules(args.rules)
+    if args.command == "compare":
+        return _compare(args)
+    return _fit(args)
+
+
+def _print_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings as one line each, like errors: no source path, no code line."""
+    print(f"rulebook: warning: {_printable(str(message))}", file=sys.stderr)
+
+
+def _check_rules(n_rules):
+    """``--rules``: 1 to :data:`MAX_RULES`."""
+    if not 1 <= n_rules <= MAX_RULES:
+        raise ValueError(
+            f"--rules must be from 1 to {MAX_RULES}; got {n_rules}. (From Python, "
+            "RuleBoostingClassifier/RuleBoostingRegressor(n_rules=...) fit larger ensembles.)")
 
 
 # -- the command line -----------------------------------------------------------
@@ -155,7 +190,8 @@ def _add_model_arguments(command):
     """Estimator flags. Those with ``default=SUPPRESS`` are absent from the
     parsed arguments unless given, so the estimator keeps its own default."""
     command.add_argument("--rules", type=int, default=_library_default("n_rules"), metavar="N",
-                         help=f"number of boosting rounds, i.e. rules (default "
+                         help=f"number of boosting rounds, i.e. rules, 1 to {MAX_RULES}; boosting "
+                              "stops earlier when no rule lowers the training loss (default "
                               f"{_library_default('n_rules')})")
     command.add_argument(
         "--reg-lambda", type=float, default=argparse.SUPPRESS, metavar="LAMBDA",
@@ -438,19 +474,36 @@ def _score_table(model, X_test, y_test, task):
     corrective update (``learner="orthogonal"``, ``weight_update="corrective"``)
     re-fits every weight each round, so it is not ``ensemble_[:k]``.
     """
+    # Which test rows each rule covers, computed once: the staged models
+    # share the rules, so the raw score after round k is its intercept plus
+    # its weights on the first k columns (scoring each staged model from the
+    # data would take time quadratic in the number of rules).
+    covered = model.ensemble_.query_matrix(X_test).astype(np.float64)
+    inverse_link = get_loss(model.ensemble_.loss).inverse_link
     rows = []
     for k, ensemble in enumerate(model.staged_ensembles()):
-        raw = ensemble.decision_function(X_test)
+        weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
+        raw = ensemble.intercept + covered[:, :k] @ weights
         if task == "binary":
             positive = np.asarray(y_test == model.classes_[1])
-            score = roc_auc_score(positive, raw) if 0 < positive.sum() < len(positive) else np.nan
+            score = _roc_auc(positive, raw) if 0 < positive.sum() < len(positive) else np.nan
             label = "test ROC AUC"
         elif task == "poisson":
-            score, label = mean_poisson_deviance(y_test, ensemble.predict(X_test)), "test Poisson deviance"
+            score, label = mean_poisson_deviance(y_test, inverse_link(raw)), "test Poisson deviance"
         else:
             score, label = r2_score(y_test, raw), "test R^2"
         rows.append({"rules": k, "complexity": ensemble.complexity, label: round(float(score), 4)})
     return pd.DataFrame(rows)
+
+
+def _roc_auc(positive, raw):
+    """ROC AUC as the Mann-Whitney statistic: ``roc_auc_score``'s value (a tie
+    counts one half) without its input checks, which cost more than the
+    score itself once per round of a long fit."""
+    n_positive = int(positive.sum())
+    n_negative = len(positive) - n_positive
+    ranks = rankdata(raw)  # ties get their average rank
+    return (ranks[positive].sum() - n_positive * (n_positive + 1) / 2) / (n_positive * n_negative)
 
 
 if __name__ == "__main__":

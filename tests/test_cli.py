@@ -1,6 +1,7 @@
 """The ``rulebook`` command, run in-process through ``main``."""
 
 import argparse
+import sys
 from importlib import resources
 
 import numba
@@ -38,7 +39,7 @@ def test_fit_csv_regression_and_poisson(tmp_path, capsys):
     "argv, message",
     [
         (["fit", "no_such_thing"], "neither a bundled dataset"),
-        (["fit", "titanic", "--rules", "0"], "n_rules"),
+        (["fit", "titanic", "--rules", "0"], "--rules must be from 1 to 1000; got 0."),
     ],
 )
 def test_errors_are_reported_without_a_traceback(argv, message, capsys):
@@ -281,3 +282,96 @@ def test_per_round_scores_are_those_of_the_staged_models(tmp_path, capsys):
     # And the final weights on the first k rules would have given other scores.
     prefix = [r2_score(y_test, model.ensemble_[:k].predict(X_test)) for k in range(len(staged))]
     assert not np.allclose(prefix[:-1], staged[:-1], atol=1e-3)
+
+
+# -- bounds, Ctrl-C, warnings (issue 26, defects 5 and 6) ------------------------------
+@pytest.mark.parametrize("command", ["fit", "compare"])
+def test_too_many_rules_is_an_error_before_any_fit(command, monkeypatch, capsys):
+    """``--rules 100000`` ran for hours (failed before: the fit started)."""
+    import rulebook.cli
+
+    def no_fit(*args):
+        raise AssertionError("the fit started")
+
+    monkeypatch.setattr(rulebook.cli, "_timed_fit", no_fit)
+    assert main([command, "titanic", "--rules", "100000"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rulebook: error: --rules must be from 1 to 1000; got 100000.")
+    assert err.count("\n") == 1  # one line
+
+
+def test_most_rules_allowed_is_fitted(monkeypatch, capsys):
+    import rulebook.cli
+
+    monkeypatch.setattr(rulebook.cli, "MAX_RULES", 3)
+    assert main(["fit", "titanic", "--rules", "3"]) == 0
+    assert capsys.readouterr().out.count(" if ") == 3
+    assert main(["fit", "titanic", "--rules", "4"]) == 2
+
+
+def test_ctrl_c_stops_the_command_with_status_130(tmp_path):
+    """SIGINT during a long fit: a one-line message and exit status 130, no
+    traceback (failed before: Python's KeyboardInterrupt traceback, status -2)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-u", "-m", "rulebook.cli", "fit", "titanic", "--rules", "1000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        line = ""
+        while not line.startswith("learner greedy"):  # printed just before the fit
+            line = process.stdout.readline()
+            assert line, process.stderr.read()
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert err.rstrip().endswith("rulebook: interrupted") and "Traceback" not in err
+    assert "fit time" not in out
+
+
+def test_warnings_print_as_one_line(tmp_path, monkeypatch, capsys):
+    """A report whose charts cannot be drawn: written, with a one-line warning
+    (failed before: no child renderer; a crash of vl-convert killed the CLI)."""
+    from rulebook import _svg_render
+
+    monkeypatch.setattr(_svg_render, "_child_command",
+                        lambda: [sys.executable, "-c", "import os; os.abort()"])
+    report = tmp_path / "report.html"
+    assert main(["compare", "titanic", "--learners", "greedy", "--rules", "2",
+                 "--report", str(report)]) == 0
+    out, err = capsys.readouterr()
+    assert f"report written to {report}" in out and "<svg" not in report.read_text()
+    [line] = [line for line in err.splitlines() if "chart(s)" in line]
+    assert line.startswith("rulebook: warning: 3 chart(s) could not be drawn") and "SIGABRT" in line
+    assert "UserWarning" not in err and "report.py" not in err
+
+
+def test_compare_under_an_address_space_limit_writes_the_report(tmp_path):
+    """The filed case: ``ulimit -v 6000000; rulebook compare ... --report``
+    (failed before: killed by SIGTRAP inside vl-convert, no report)."""
+    import subprocess
+
+    resource = pytest.importorskip("resource")
+    pytest.importorskip("vl_convert")
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"a": range(60), "b": [i % 3 for i in range(60)],
+                  "y": [i % 7 + (i > 30) * 5 for i in range(60)]}).to_csv(path, index=False)
+    report = tmp_path / "r.html"
+    limit = 6_000_000 * 1024
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "rulebook.cli", "compare", str(path), "--target", "y",
+         "--rules", "2", "--learners", "greedy", "--report", str(report)],
+        capture_output=True, text=True, preexec_fn=cap, timeout=300, check=False, cwd=tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "report written" in done.stdout and report.read_text().endswith("</html>")
+    assert "rulebook: warning:" in done.stderr and "ulimit -v" in done.stderr
