@@ -344,7 +344,7 @@ def _read_text(source):
         source = source.read()
     if isinstance(source, (bytes, bytearray)):
         try:
-            return bytes(source).decode("utf-8")
+            return bytes(source).decode("utf-8-sig")
         except UnicodeDecodeError as error:
             raise ValueError(f"a rulebook model file is UTF-8 text; {error}.") from None
     if isinstance(source, str) and source.lstrip().startswith("{"):
@@ -354,7 +354,7 @@ def _read_text(source):
         if not path.is_file():
             raise FileNotFoundError(f"no model file at {_quote(str(source))}; pass the path of a file "
                                     "written by to_json, or its JSON text (starting with '{').")
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     raise TypeError(f"load_model reads JSON text, a path or a file; got {type(source).__name__}.")
 
 
@@ -524,13 +524,30 @@ def _check_model(estimator, data, ensemble):
     if ensemble.loss != loss:
         raise _invalid("$.ensemble.loss", f"is {ensemble.loss!r}, but a {type(estimator).__name__} "
                        f"with these parameters has loss {loss!r}")
-    classes = data["classes"]
-    if classes is not None and len({(c["value_type"], c["value"]) for c in classes["values"]}) != 2:
-        raise _invalid("$.classes.values", "must be two different class labels")
+    if data["classes"] is not None:
+        _classes_from_json(data["classes"])
     if "rulefit" in data:
         path = data["rulefit"]["path"]
         if len({len(column) for column in path.values()}) != 1:
             raise _invalid("$.rulefit.path", "must have columns of one length")
+
+
+def _classes_from_json(data):
+    """``classes_``: two distinct labels that the dtype holds as they are
+    (no ``1`` turned into ``"1"`` by a ``<U1`` array)."""
+    labels = [_typed_from_json(c) for c in data["values"]]
+    if len(set(labels)) != 2 or len({type(label) for label in labels}) != 1:
+        raise _invalid("$.classes.values", f"must be two different class labels of one type; got "
+                       f"{_quote(labels)}")
+    try:
+        classes = np.array(labels, dtype=np.dtype(data["dtype"]))
+    except (OverflowError, TypeError, ValueError):
+        classes = None
+    if classes is None or [type(c) for c in classes.tolist()] != [type(c) for c in labels] or \
+            classes.tolist() != labels:
+        raise _invalid("$.classes.dtype", f"is {data['dtype']!r}, which does not hold the labels "
+                       f"{_quote(labels)} as they are")
+    return classes
 
 
 def _check_rules(ensemble, path, kinds, names=None):
@@ -569,8 +586,7 @@ def _restore_fit(estimator, data, ensemble):
     estimator._categories = {name: frozenset(_typed_from_json(c) for c in feature["categories"])
                              for name, feature in zip(names, data["features"]) if "categories" in feature}
     if data["classes"] is not None:
-        labels = [_typed_from_json(c) for c in data["classes"]["values"]]
-        estimator.classes_ = np.array(labels, dtype=np.dtype(data["classes"]["dtype"]))
+        estimator.classes_ = _classes_from_json(data["classes"])
     estimator.ensemble_ = ensemble
     if "rulefit" in data:
         _restore_rulefit(estimator, data["rulefit"], ensemble)

@@ -339,6 +339,10 @@ def _rule_feature_index(data):
     (("classes", "dtype"), "V8", r"'\$\.classes\.dtype'.*does not match"),
     (("classes", "values"), [{"value": 1, "value_type": "int"}] * 3, r"'\$\.classes\.values'"),
     (("classes", "values"), [{"value": 1, "value_type": "int"}] * 2, r"two different class labels"),
+    (("classes", "values"), [{"value": 1, "value_type": "int"}, {"value": "1", "value_type": "str"}],
+     r"two different class labels of one type"),
+    (("classes", "dtype"), "<U1", r"'\$\.classes\.dtype' is '<U1', which does not hold the labels"),
+    (("features", 2, "categories"), None, r"'\$\.features\[2\]\.categories'"),
     (("classes",), None, r"'\$\.classes'"),
     (("n_features_in",), 5, r"'\$\.features' has 6 columns, but n_features_in is 5"),
     (("ensemble", "loss"), "squared", r"'\$\.ensemble\.loss'.*loss 'logistic'"),
@@ -380,6 +384,8 @@ def test_missing_fields_are_named(saved):
     for field in ("params", "features", "ensemble", "classes", "history"):
         with pytest.raises(ValueError, match=rf"'{field}' is a required property"):
             load_model(_edited(saved, lambda data, field=field: data.pop(field)))
+    with pytest.raises(ValueError, match=r"'\$\.features\[2\]': 'categories' is a required property"):
+        load_model(_edited(saved, lambda data: data["features"][2].pop("categories")))
 
 
 @pytest.mark.parametrize("version", [2, 99, 0, "1", None, True])
