@@ -1,0 +1,272 @@
+"""Mutation testing of rulebook's core with Cosmic Ray: do the tests catch wrong code?
+
+Each mutant is one small change to one module (an operator swapped, a
+comparison turned, a number moved, a loop that never runs, ...), made by
+Cosmic Ray's operators. The module's own test files run against it; a
+failing test *kills* the mutant, a passing run lets it *survive*. The kill
+rate per part of the core (``PARTS``: binning, losses, objectives, bounds,
+the three searches, boosting, weights, rules, prediction, repr escaping) says
+how much of its code the tests pin down.
+
+Each part has hundreds or thousands of possible mutants, so the script draws
+a seeded random sample per part (``--sample``), runs them on ``--jobs`` private copies
+of the checkout (numba caches next to the source, so copies do not share
+stale machine code), and re-runs every survivor of a module with numba
+kernels with numba's cache off: a kernel cached by another module keeps the
+code of an unmutated callee, which could hide a mutant that a cold run kills. Survivors are listed with their
+diff; those known to be equivalent (no test can tell them apart: same
+behaviour) carry the reason from ``EQUIVALENT`` and are left out of the
+adjusted rate.
+
+Setup (Cosmic Ray in an environment of its own; the tests run with
+``--python``, the interpreter rulebook is installed in)::
+
+    python3 -m venv ~/cr-venv && ~/cr-venv/bin/pip install cosmic-ray==8.7.0
+    ~/cr-venv/bin/python benchmarks/mutation.py --python .venv/bin/python
+    ~/cr-venv/bin/python benchmarks/mutation.py --python ... --parts losses boosting --sample 10
+
+Outputs under ``--out``: ``mutants.csv`` (one row per mutant: part, module,
+operator, line, outcome, seconds, diff) and ``summary.txt`` (the table and
+the survivors), rewritten after every mutant.
+"""
+import argparse
+import concurrent.futures
+import csv
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from cosmic_ray.ast import ast_nodes, get_ast_from_path
+from cosmic_ray.mutating import use_mutation
+from cosmic_ray.plugins import get_operator, operator_names
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+# The core, as the parts the tests are organised by: the modules of each
+# part (its mutants are drawn from all of them together) and its test files.
+PARTS = {
+    "binning": (["binning"], ["tests/test_binning.py"]),
+    "losses": (["losses"], ["tests/test_losses.py"]),
+    "objectives": (["objectives"], ["tests/test_objectives.py"]),
+    "bounds": (["_bound_kernels"], ["tests/test_bounds.py"]),
+    "greedy search": (["greedy", "_search_kernels"],
+                      ["tests/test_search_kernels.py", "tests/test_greedy.py"]),
+    "optimal search": (["optimal", "bnb_search", "_bnb_kernels", "_bnb_extents", "_bnb_subtrees",
+                        "_bnb_columns", "_bnb_layout"],
+                       ["tests/test_optimal.py", "tests/test_subtree_kernels.py"]),
+    "orthogonal search": (["orthogonal", "_orthogonal_kernels", "_orthogonal_bnb_kernels"],
+                          ["tests/test_orthogonal.py", "tests/test_orthogonal_bnb.py"]),
+    "boosting": (["boosting", "search"], ["tests/test_estimators.py", "tests/test_corrective.py"]),
+    "weights": (["weight_updates", "corrective"],
+                ["tests/test_corrective.py", "tests/test_estimators.py"]),
+    "rules": (["rules"], ["tests/test_rules.py"]),
+    "prediction": (["_predict"], ["tests/test_predict.py"]),
+    "repr escaping": (["_repr_html", "_formatting"],
+                      ["tests/test_repr.py", "tests/test_text_safety.py"]),
+}
+
+# Not sampled: removing ``@kernel``/``@njit`` runs the same function in
+# Python (equivalent by construction); the variable operators need a
+# hand-written list of variables per module.
+EXCLUDED_OPERATORS = ("core/RemoveDecorator", "core/VariableReplacer", "core/VariableInserter")
+
+# Survivors that no test can kill, keyed by (module, the source line as it
+# reads before the mutation, stripped, operator): why they are equivalent.
+EQUIVALENT: dict[tuple[str, str, str], str] = {}
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--parts", nargs="+", choices=list(PARTS), default=list(PARTS))
+    parser.add_argument("--sample", type=int, default=15, help="mutants per part (default 15)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=2, help="copies run side by side (default 2)")
+    parser.add_argument("--python", default=sys.executable,
+                        help="interpreter with rulebook's test dependencies (default: this one)")
+    parser.add_argument("--timeout-factor", type=float, default=4.0,
+                        help="a run longer than this times the clean run counts as killed")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "mutation")
+    return parser.parse_args()
+
+
+def module_path(name):
+    return Path("rulebook") / f"{name}.py"
+
+
+def enumerate_mutants(part, rng, size):
+    """The part's count of mutants and a seeded sample of ``size``: (module, operator, occurrence)."""
+    specs = []
+    for name in PARTS[part][0]:
+        nodes = list(ast_nodes(get_ast_from_path(REPO / module_path(name))))  # parse once
+        for operator_name in operator_names():
+            if operator_name in EXCLUDED_OPERATORS:
+                continue
+            operator = get_operator(operator_name)()
+            count = sum(1 for node in nodes for _ in operator.mutation_positions(node))
+            specs += [(name, operator_name, occurrence) for occurrence in range(count)]
+    chosen = rng.sample(specs, min(size, len(specs)))
+    return len(specs), sorted(chosen)
+
+
+class Copies:
+    """``jobs`` private copies of the checkout, handed out one at a time."""
+
+    def __init__(self, jobs, root):
+        self.free = []
+        self.lock = threading.Lock()
+        for index in range(jobs):
+            target = root / f"copy{index}"
+            shutil.copytree(REPO, target, ignore=shutil.ignore_patterns(
+                ".git", "benchmarks", "docs", "notebooks", "__pycache__", "*.egg-info", ".ci"))
+            self.free.append(target)
+
+    def take(self):
+        with self.lock:
+            return self.free.pop()
+
+    def give(self, copy):
+        with self.lock:
+            self.free.append(copy)
+
+
+def run_tests(python, copy, tests, timeout, cache=True):
+    """Run ``tests`` in ``copy``; ``(outcome, seconds, output tail)``."""
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1",
+           "RULEBOOK_NUMBA_CACHE": "1" if cache else "0", "NUMBA_NUM_THREADS": "1"}
+    command = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return "killed (timeout)", time.perf_counter() - start, "timeout"
+    seconds = time.perf_counter() - start
+    outcome = "survived" if done.returncode == 0 else "killed"
+    return outcome, seconds, (done.stdout + done.stderr)[-2000:]
+
+
+def test_mutant(spec, copies, python, tests, timeout):
+    """Apply one mutant in a free copy, run its tests, restore; the row of results."""
+    copy = copies.take()
+    try:
+        name, operator_name, occurrence = spec
+        target = copy / module_path(name)
+        with use_mutation(target, get_operator(operator_name)(), occurrence) as (original, mutated):
+            if mutated is None:
+                return None
+            line = _changed_line(original, mutated)
+            outcome, seconds, tail = run_tests(python, copy, tests, timeout)
+            if outcome == "survived" and _has_kernels(original):
+                # A kernel cached in another module may hide the mutant: check cold.
+                outcome, more, tail = run_tests(python, copy, tests, timeout * 4, cache=False)
+                seconds += more
+        return {"module": name, "operator": operator_name, "occurrence": occurrence,
+                "line": line[0], "before": line[1], "after": line[2],
+                "outcome": outcome, "seconds": round(seconds, 1),
+                "output": tail if outcome == "survived" else ""}
+    finally:
+        copies.give(copy)
+
+
+def _has_kernels(source):
+    return "@kernel" in source or "njit" in source
+
+
+def _changed_line(original, mutated):
+    """(line number, line before, line after) of the first difference."""
+    before, after = original.splitlines(), mutated.splitlines()
+    for number, (old, new) in enumerate(zip(before, after), start=1):
+        if old != new:
+            return number, old.strip(), new.strip()
+    return len(before), "", ""
+
+
+def summarise(rows):
+    """The per-part table and the survivors' list, as text."""
+    lines = [(f"{'part':<20}{'mutants':>8}{'sampled':>8}{'killed':>8}{'survived':>9}"
+              f"{'equiv.':>7}{'kill rate':>10}{'w/o equiv.':>11}")]
+    by_part = {}
+    for row in rows:
+        by_part.setdefault(row["part"], []).append(row)
+    totals = [0, 0, 0]
+    for part, group in by_part.items():
+        killed = sum(row["outcome"].startswith("killed") for row in group)
+        equivalent = sum(bool(row["equivalent"]) for row in group if row["outcome"] == "survived")
+        lines.append(_rate_line(part, group[0]["mutants"], len(group), killed, equivalent))
+        totals = [totals[0] + len(group), totals[1] + killed, totals[2] + equivalent]
+    if totals[0]:
+        lines.append(_rate_line("all", "", *totals))
+    survivors = [row for row in rows if row["outcome"] == "survived"]
+    lines += ["", f"Survivors ({len(survivors)}):"]
+    for row in survivors:
+        why = f"\n    equivalent: {row['equivalent']}" if row["equivalent"] else ""
+        lines.append(f"- [{row['part']}] {row['module']}.py:{row['line']} {row['operator']}"
+                     f"\n    - {row['before']}\n    + {row['after']}{why}")
+    return "\n".join(lines)
+
+
+def _rate_line(part, mutants, sampled, killed, equivalent):
+    survived = sampled - killed
+    adjusted = killed / max(1, sampled - equivalent)
+    return (f"{part:<20}{mutants:>8}{sampled:>8}{killed:>8}{survived:>9}{equivalent:>7}"
+            f"{killed / sampled:>10.0%}{adjusted:>11.0%}")
+
+
+def write(rows, out):
+    out.mkdir(parents=True, exist_ok=True)
+    fields = ["part", "module", "mutants", "operator", "occurrence", "line", "before", "after",
+              "outcome", "seconds", "equivalent", "output"]
+    with open(out / "mutants.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    (out / "summary.txt").write_text(summarise(rows) + "\n")
+
+
+def main():
+    args = parse_args()
+    rng = random.Random(args.seed)
+    plan = {part: enumerate_mutants(part, rng, args.sample) for part in args.parts}
+    rows, lock = [], threading.Lock()
+    order = lambda row: (row["part"], row["module"], row["line"])
+    with tempfile.TemporaryDirectory(prefix="rulebook-mutation-") as tmp:
+        copies = Copies(args.jobs, Path(tmp))
+        timeouts = {}
+        for part in args.parts:  # clean runs: the tests must pass; warms each copy's cache
+            tests = PARTS[part][1]
+            results = [run_tests(args.python, copy, tests, None) for copy in list(copies.free)]
+            if any(outcome != "survived" for outcome, _, _ in results):
+                sys.exit(f"the tests of {part} fail without a mutant:\n{results[0][2]}")
+            timeouts[part] = args.timeout_factor * max(seconds for _, seconds, _ in results) + 30
+            print(f"{part}: {plan[part][0]} mutants, {len(plan[part][1])} sampled, clean run "
+                  f"{min(seconds for _, seconds, _ in results):.0f} s", flush=True)
+
+        def one(part, spec):
+            row = test_mutant(spec, copies, args.python, PARTS[part][1], timeouts[part])
+            if row is None:
+                return
+            row.update(part=part, mutants=plan[part][0])
+            row["equivalent"] = EQUIVALENT.get((row["module"], row["before"], row["operator"]), "")
+            with lock:
+                rows.append(row)
+                write(sorted(rows, key=order), args.out)
+                print(f"  {part}: {row['module']}.py:{row['line']} {row['operator']}: "
+                      f"{row['outcome']} ({row['seconds']} s)", flush=True)
+
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            futures = [pool.submit(one, part, spec) for part in args.parts
+                       for spec in plan[part][1]]
+            for future in concurrent.futures.as_completed(futures):
+                future.result()
+    print("\n" + summarise(sorted(rows, key=order)))
+
+
+if __name__ == "__main__":
+    main()
