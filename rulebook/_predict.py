@@ -4,6 +4,10 @@ The kernel needs a numeric matrix, so each column the rules use is encoded
 once: numeric columns as float64 (NaN for missing) and nominal columns as
 the position of their value among the categories the rules mention (-1 for
 any other category, NaN for missing). ``==``/``!=`` then compare codes.
+
+Columns are found as :func:`reads_by_name` decides, once per call: by name
+in a DataFrame that has them all, so a frame with its columns in another
+order predicts the same; by position in an array.
 """
 
 import numpy as np
@@ -19,6 +23,57 @@ PREDICT_MIN_WORK = 200_000
 _OP_CODES = {"<=": 0, "<": 1, ">": 2, ">=": 3, "==": 4, "!=": 5}
 
 
+def reads_by_name(ensemble, X):
+    """Whether the rules find their columns in ``X`` by name (else by position).
+
+    A DataFrame is read by name when it has every column the rules use,
+    whatever the labels' type (``str``, ``int``, ...): a frame with its
+    columns in another order, or with more columns, predicts the same. A
+    model fitted on named columns (``by_name=True``) reads frames only so.
+    Other models (fitted on an array, or on a frame whose labels are not
+    strings) read a frame with none of their column labels by position, as
+    an array (e.g. ``pd.DataFrame(array)`` for a model fitted on
+    ``array``). Arrays are always read by position.
+
+    Parameters
+    ----------
+    ensemble : RuleEnsemble
+    X : DataFrame or array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        A DataFrame that lacks some of the columns the rules use, when
+        it is to be read by name (``by_name=True``, or some of them present):
+        the error names the missing columns.
+    """
+    if not isinstance(X, pd.DataFrame):
+        return False
+    used = list(dict.fromkeys(p.feature for rule in ensemble.rules for p in rule.query))
+    present = set(X.columns)
+    missing = [name for name in used if name not in present]
+    if not missing:
+        return True
+    if not ensemble.by_name and len(missing) == len(used):
+        return False
+    # Some of the names but not all: a frame of other columns, not one to
+    # read by position (that would silently use the wrong columns).
+    raise ValueError(
+        f"X lacks column{'s' if len(missing) > 1 else ''} {_labels(missing)}, which the "
+        f"model's rules use (they use {_labels(used)}); X has columns {_labels(X.columns)}.")
+
+
+def _labels(labels, shown=20):
+    """``['a', 1, ...]``: column labels as Python writes them, at most ``shown``."""
+    labels = list(labels)
+    text = ", ".join(repr(label) for label in labels[:shown])
+    return f"[{text}{', ...' if len(labels) > shown else ''}]"
+
+
 def _column(X, name, index, by_name):
     """One column of ``X`` by name (DataFrame) or by position."""
     if isinstance(X, pd.DataFrame):
@@ -26,6 +81,10 @@ def _column(X, name, index, by_name):
             if name not in X.columns:
                 raise ValueError(f"column {name!r} is missing from X; the model uses it.")
             return X[name]
+        if index >= X.shape[1]:
+            raise ValueError(
+                f"X must have at least {index + 1} columns to evaluate a condition on {name!r} "
+                f"by position; got {X.shape[1]}.")
         return X.iloc[:, index]
     array = np.asarray(X)
     if array.ndim != 2 or array.shape[1] <= index:
@@ -38,23 +97,29 @@ def _column(X, name, index, by_name):
 
 def decision_function(ensemble, X):
     """Raw scores of ``ensemble`` on ``X``, shape (n_samples,), float64."""
+    by_name = reads_by_name(ensemble, X)
     n_conditions = sum(len(rule.query.propositions) for rule in ensemble.rules)
     if len(X) * n_conditions >= PREDICT_MIN_WORK:
-        return _decision_function_kernel(ensemble, X)
-    return decision_function_numpy(ensemble, X)
+        return _decision_function_kernel(ensemble, X, by_name)
+    return decision_function_numpy(ensemble, X, by_name)
 
 
-def decision_function_numpy(ensemble, X):
-    """Reference path: add each rule's weight to the rows it covers, in order."""
+def decision_function_numpy(ensemble, X, by_name=None):
+    """Reference path: add each rule's weight to the rows it covers, in order.
+
+    ``by_name``: as :func:`reads_by_name` decides when None.
+    """
+    if by_name is None:
+        by_name = reads_by_name(ensemble, X)
     scores = np.full(len(X), ensemble.intercept, dtype=np.float64)
     for rule in ensemble.rules:
-        mask = rule.query.evaluate(X, ensemble.by_name)
+        mask = rule.query.evaluate(X, by_name)
         scores[mask] += rule.weight
     return scores
 
 
-def _decision_function_kernel(ensemble, X):
-    matrix, conditions = encode(ensemble, X)
+def _decision_function_kernel(ensemble, X, by_name=None):
+    matrix, conditions = encode(ensemble, X, by_name)
     rule_start, column, op, value = conditions
     weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
     out = np.empty(len(X), dtype=np.float64)
@@ -62,8 +127,10 @@ def _decision_function_kernel(ensemble, X):
     return out
 
 
-def encode(ensemble, X):
+def encode(ensemble, X, by_name=None):
     """Numeric matrix of the used columns and the flattened conditions.
+
+    ``by_name``: as :func:`reads_by_name` decides when None.
 
     Returns
     -------
@@ -72,6 +139,8 @@ def encode(ensemble, X):
         ``rule_start`` (n_rules + 1,) int64 offsets into the condition
         arrays ``column`` (int64), ``op`` (int64), ``value`` (float64).
     """
+    if by_name is None:
+        by_name = reads_by_name(ensemble, X)
     slots, columns = {}, []
     categories = {}
     for rule in ensemble.rules:
@@ -86,14 +155,14 @@ def encode(ensemble, X):
             key = (p.feature, p.is_numeric)
             if key not in slots:
                 slots[key] = len(columns)
-                raw = _column(X, p.feature, p.index, ensemble.by_name)
+                raw = _column(X, p.feature, p.index, by_name)
                 columns.append(_encode_column(raw, p.is_numeric, categories.get(p.feature)))
             column.append(slots[key])
             op.append(_OP_CODES[p.operator])
             value.append(p.value if p.is_numeric else categories[p.feature].index(p.value))
         rule_start.append(len(column))
     matrix = np.ascontiguousarray(np.column_stack(columns)) if columns else np.zeros((len(X), 0))
-    as_array = lambda a, t: np.asarray(a, dtype=t)  # noqa: E731
+    as_array = lambda a, t: np.asarray(a, dtype=t)
     return matrix, (
         as_array(rule_start, np.int64),
         as_array(column, np.int64),
@@ -146,7 +215,7 @@ def _score_rows(matrix, rule_start, column, op, value, weights, intercept, out):
                 elif k == 4:
                     covered = x == t
                 else:
-                    covered = x == x and x != t
+                    covered = x == x and x != t  # noqa: PLR0124  x == x: not NaN
                 if not covered:
                     break
             if covered:

@@ -42,7 +42,7 @@ import pandas as pd
 
 from ._canonical import canonical_propositions, format_condition, format_proposition
 from ._formatting import format_weight
-from ._predict import _column, decision_function
+from ._predict import _column, decision_function, reads_by_name
 
 NUMERIC_OPERATORS = {
     "<=": operator.le,
@@ -400,8 +400,10 @@ class RuleEnsemble:
     feature_names : tuple of str or None
         Training columns; ``None`` when unknown.
     by_name : bool, default=True
-        Evaluate DataFrames by column name (``False`` for models fitted on
-        ndarrays or on frames without string column names).
+        Read DataFrames only by column name (``False`` for models fitted on
+        ndarrays or on frames without string column names: those read a
+        frame by name when it has every column the rules use, and by
+        position, like an array, when it has none of them).
 
     Examples
     --------
@@ -454,11 +456,19 @@ class RuleEnsemble:
     def query_matrix(self, X):
         """Which rows each rule covers.
 
+        Columns are found as in :meth:`decision_function`.
+
         Returns
         -------
         ndarray of shape (n_samples, n_rules), bool
+
+        Raises
+        ------
+        ValueError
+            As :meth:`decision_function`.
         """
-        columns = [rule.query.evaluate(X, self.by_name) for rule in self.rules]
+        by_name = reads_by_name(self, X)
+        columns = [rule.query.evaluate(X, by_name) for rule in self.rules]
         return np.column_stack(columns) if columns else np.zeros((len(X), 0), dtype=bool)
 
     def decision_function(self, X):
@@ -467,10 +477,22 @@ class RuleEnsemble:
         Large inputs are scored by a parallel numba kernel; the result is the
         same to the last bit (weights are added in rule order either way).
 
+        A DataFrame that has every column the rules use is read by name,
+        whatever the type of its labels (``str``, ``int``, ...), so its
+        columns may come in any order; an array is read by position, and so
+        is a frame with none of the rules' columns when the model was not
+        fitted on named columns (``by_name=False``).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
         Raises
         ------
         ValueError
-            If a column the rules use is missing from ``X``.
+            If ``X`` is a DataFrame that lacks some of the columns the rules
+            use (``by_name=True``, or some present and some not): the
+            message names them.
         """
         return decision_function(self, X)
 

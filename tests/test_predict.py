@@ -155,7 +155,7 @@ def positional(X, ensemble):
 @settings(max_examples=150, deadline=None)
 @given(problems())
 def test_kernel_equals_numpy_path_exactly(problem):
-    raw, X, ensemble = problem
+    _raw, X, ensemble = problem
     reference = decision_function_numpy(ensemble, X)
     assert reference.dtype == np.float64 and reference.shape == (len(X),)
     np.testing.assert_array_equal(_decision_function_kernel(ensemble, X), reference)
@@ -192,7 +192,7 @@ def test_public_decision_function_same_on_both_sides_of_the_switch(problem):
 @settings(max_examples=75, deadline=None)
 @given(problems())
 def test_ndarray_by_position_equals_dataframe(problem):
-    raw, X, ensemble = problem
+    _raw, X, ensemble = problem
     array, by_position = positional(X, ensemble)
     expected = decision_function_numpy(ensemble, X)
     np.testing.assert_array_equal(decision_function_numpy(by_position, array), expected)
@@ -205,7 +205,7 @@ def test_ndarray_by_position_equals_dataframe(problem):
 @settings(max_examples=50, deadline=None)
 @given(problems())
 def test_row_order_does_not_matter(problem):
-    raw, X, ensemble = problem
+    _raw, X, ensemble = problem
     order = np.arange(len(X))[::-1]
     expected = decision_function_numpy(ensemble, X)[order]
     shuffled = X.iloc[order].reset_index(drop=True)
@@ -281,7 +281,7 @@ def test_large_input_goes_through_the_kernel_and_agrees(monkeypatch):
     monkeypatch.setattr(predict_module, "PREDICT_MIN_WORK", n)  # n * 3 conditions >= n
     original = predict_module._decision_function_kernel
     monkeypatch.setattr(predict_module, "_decision_function_kernel",
-                        lambda e, X: calls.append(1) or original(e, X))
+                        lambda e, X, *by_name: calls.append(1) or original(e, X, *by_name))
     out = ensemble.decision_function(X)
     assert calls, "the kernel path was not taken"
     np.testing.assert_array_equal(out, decision_function_numpy(ensemble, X))

@@ -10,11 +10,11 @@ from sklearn.model_selection import train_test_split
 
 pytest.importorskip("vl_convert")
 
-from rulebook import RuleBoostingClassifier, RuleBoostingRegressor  # noqa: E402
-from rulebook.cli import main  # noqa: E402
-from rulebook.datasets import load_titanic, make_noisy_parity  # noqa: E402
-from rulebook.learners import LEARNERS  # noqa: E402
-from rulebook.report import chart_svg, comparison_report, score_table, write_report  # noqa: E402
+from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
+from rulebook.cli import main
+from rulebook.datasets import load_titanic, make_noisy_parity
+from rulebook.learners import LEARNERS
+from rulebook.report import chart_svg, comparison_report, score_table, write_report
 
 
 def assert_offline(page):
@@ -44,7 +44,7 @@ def test_report_is_self_contained(titanic_models):
     assert "<title>Titanic &lt;test&gt;</title>" in page and "a &amp; b" in page
     # Score curve + weights + effort per model.
     assert page.count("<svg") == 1 + 2 * len(models)
-    for name, model in models.items():
+    for name in models:
         assert f"Learner: {name}" in page
         assert "RuleBoostingClassifier" in page
     # The reprs bring their stylesheet inline.

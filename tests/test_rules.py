@@ -445,3 +445,62 @@ def test_json_keeps_category_types(value):
 def test_from_dict_of_a_non_ensemble_raises(data):
     with pytest.raises(ValueError, match="RuleEnsemble"):
         RuleEnsemble.from_dict(data)
+
+
+# -- which columns an ensemble reads (issue 26: integer column names) --------------------
+def _int_named_ensemble():
+    """Rules on columns labelled 0, 1, 2 (as a frame built from an array has),
+    stored at positions 0, 1, 2; by_name=False as the estimators make it for
+    labels that are not strings."""
+    rules = (Rule(Query((Proposition(0, "<=", 2.0, 0), Proposition(2, "==", "u", 2))), 1.5),
+             Rule(Query((Proposition(1, ">", 0.5, 1),)), -0.25))
+    return RuleEnsemble(0.1, rules, feature_names=(0, 1, 2), by_name=False)
+
+
+def _int_named_frame(n=40):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({0: rng.integers(0, 5, n).astype(float), 1: rng.random(n),
+                         2: rng.choice(["u", "v"], n)})
+
+
+@pytest.mark.parametrize("kernel", [False, True], ids=["numpy", "kernel"])
+def test_integer_column_names_are_read_by_name(kernel, monkeypatch):
+    """Failed before: a frame with its int-labelled columns reordered was read
+    by position (column 2's text compared with a threshold, ...)."""
+    import rulebook._predict
+
+    monkeypatch.setattr(rulebook._predict, "PREDICT_MIN_WORK", 0 if kernel else 10**12)
+    ensemble, X = _int_named_ensemble(), _int_named_frame()
+    expected = ensemble.decision_function(X)
+    reordered = X[[2, 0, 1]]
+    np.testing.assert_array_equal(ensemble.decision_function(reordered), expected)
+    np.testing.assert_array_equal(ensemble.predict(reordered), ensemble.predict(X))
+    np.testing.assert_array_equal(ensemble.query_matrix(reordered), ensemble.query_matrix(X))
+    # More columns than the rules use, in any order: still by name.
+    wider = X.assign(extra=1.0)[["extra", 1, 2, 0]]
+    np.testing.assert_array_equal(ensemble.decision_function(wider), expected)
+    # An array stays positional.
+    np.testing.assert_array_equal(ensemble.decision_function(X.to_numpy(dtype=object)), expected)
+
+
+def test_a_frame_with_some_of_the_columns_is_an_error_naming_the_missing_ones():
+    """Failed before: by position, the frame's columns 0, 1, 5 stood in for 0, 1, 2."""
+    ensemble, X = _int_named_ensemble(), _int_named_frame()
+    other = X.rename(columns={2: 5})
+    with pytest.raises(ValueError, match=re.escape("X lacks column [2], which the model's rules "
+                                                   "use (they use [0, 2, 1]); X has columns [0, 1, 5]")):
+        ensemble.decision_function(other)
+    # A frame with none of the labels is read like an array (a model fitted
+    # on one, predicting on pd.DataFrame(array) with other labels).
+    relabelled = X.set_axis(["a", "b", "c"], axis=1)
+    np.testing.assert_array_equal(ensemble.decision_function(relabelled), ensemble.decision_function(X))
+
+
+def test_a_model_of_named_columns_names_every_missing_column():
+    """Failed before: only the first missing column was named."""
+    rules = (Rule(Query((Proposition("Age", "<=", 19.0, 0), Proposition("Sex", "==", "male", 1))), 1.0),
+             Rule(Query((Proposition("Fare", ">", 10.0, 2),)), 2.0))
+    ensemble = RuleEnsemble(0.0, rules)
+    X = pd.DataFrame({"Sex": ["male"], "Class": [1]})
+    with pytest.raises(ValueError, match=re.escape("X lacks columns ['Age', 'Fare']")):
+        ensemble.predict(X)
