@@ -10,13 +10,18 @@ def format_number(value, digits=5):
     """``value`` with about ``digits`` significant digits, no exponent.
 
     Integer parts are never rounded away (``125000`` stays ``125000``, not
-    ``1.25e+05``); fractions keep ``digits`` significant digits.
+    ``1.25e+05``), and integers print every digit; fractions keep
+    ``digits`` significant digits.
 
     >>> format_number(7.25), format_number(125000.0), format_number(0.038075906)
     ('7.25', '125000', '0.038076')
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         return str(value)
+    if isinstance(value, numbers.Integral):
+        # Every digit: through a float, 2**53 + 1 would print as 2**53, a
+        # different integer (an integer category names one value exactly).
+        return str(int(value))
     value = float(value)
     if value == 0 or not math.isfinite(value):
         return repr(value) if not math.isfinite(value) else "0"

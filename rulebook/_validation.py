@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 from sklearn.utils import check_array, column_or_1d
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
@@ -319,7 +320,40 @@ def check_target(y, n_rows, *, numeric):
             raise ValueError("y contains NaN or infinite values; drop or impute those rows.")
     elif pd.isna(y_array).any():
         raise ValueError("y contains missing values; drop or impute those rows.")
+    else:
+        _check_class_labels(y_array)
     return y_array
+
+
+def _check_class_labels(y):
+    """Require class labels of one type that scikit-learn reads as classes.
+
+    scikit-learn's own checks (``check_classification_targets``) speak of
+    "Unknown label type: continuous" or fail comparing a str with an int;
+    this says that ``y`` is at fault and how to fix it.
+
+    Raises
+    ------
+    ValueError
+        Labels of several types (``"1"`` and ``1``), bytes, or numbers
+        that are not class labels (``0.5``, ``2.5``: a regression target).
+    """
+    types = sorted({type(v).__name__ for v in y}) if y.dtype == object else [y.dtype.name]
+    if len(types) > 1:
+        raise ValueError(f"y holds class labels of several types, {types}, such as "
+                         f"{_examples(y)}; convert them to one type, e.g. y.astype(str).")
+    if "bytes" in types or y.dtype.kind == "S":
+        raise ValueError(f"y holds bytes labels such as {_examples(y)}; decode them to str.")
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(
+            f"y must hold class labels for a classifier; its values, such as {_examples(y)}, "
+            f"make a {kind} target. Use a regressor for numbers, or convert the labels to int "
+            "or str.")
+
+
+def _examples(y):
+    return list(itertools.islice(dict.fromkeys(y.tolist()), 3))
 
 
 def check_sample_weight(sample_weight, n_rows):

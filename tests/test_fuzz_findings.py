@@ -1,0 +1,41 @@
+"""Defects found by the fuzz suite (issue 26, ``tests/test_fuzz.py``).
+
+Each test failed before its fix; one test per kind of defect where it
+repeats across estimators or learners (parametrised over them).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rulebook import RuleBoostingClassifier, RuleFitClassifier
+
+CLASSIFIERS = [lambda: RuleBoostingClassifier(n_rules=1, verbose=0),
+               lambda: RuleFitClassifier(max_rules=1, n_estimators=3, random_state=0)]
+
+
+def _frame(n=40):
+    return pd.DataFrame({"a": np.arange(n, dtype=float) % 7})
+
+
+# -- 1. classifier targets that are not class labels -------------------------------
+@pytest.mark.parametrize("make", CLASSIFIERS, ids=["boosting", "rulefit"])
+@pytest.mark.parametrize("y, message", [
+    ([0.5, 2.5] * 20, r"y .*continuous"),      # was sklearn's "Unknown label type: continuous"
+    (["1", 1] * 20, r"y .*int.*str"),            # was TypeError "'<' not supported ..."
+    ([b"x", b"y"] * 20, r"y .*bytes"),         # was sklearn's "labels represented as bytes"
+])
+def test_classifier_target_that_is_not_labels_is_refused_naming_y(make, y, message):
+    with pytest.raises(ValueError, match=message):
+        make().fit(_frame(), np.array(y, dtype=object if not isinstance(y[0], float) else float))
+
+
+# -- 2. integer categories print exactly --------------------------------------------
+@pytest.mark.parametrize("value", [2**53 + 1, -(2**63), np.int64(2**62 + 1), 10**30 + 7])
+def test_integer_categories_print_every_digit(value):
+    # Were printed through a float: 2**53 + 1 as 9007199254740992, another
+    # category's value, so the text named a category the rule does not test.
+    from rulebook import Proposition
+
+    assert str(Proposition("code", "==", value)) == f"code == {int(value)}"
+    assert str(Proposition("code", "!=", value)) == f"code != {int(value)}"
