@@ -346,10 +346,11 @@ def _check_class_labels(y):
         raise ValueError(f"y holds bytes labels such as {_examples(y)}; decode them to str.")
     kind = type_of_target(y, input_name="y")
     if kind not in ("binary", "multiclass"):
+        # "Unknown label type": the words scikit-learn's checks look for.
         raise ValueError(
-            f"y must hold class labels for a classifier; its values, such as {_examples(y)}, "
-            f"make a {kind} target. Use a regressor for numbers, or convert the labels to int "
-            "or str.")
+            f"Unknown label type: {kind}. y must hold class labels for a classifier; its "
+            f"values, such as {_examples(y)}, make a {kind} target. Use a regressor for "
+            "numbers, or convert the labels to int or str.")
 
 
 def _examples(y):
