@@ -109,7 +109,7 @@ def _failure(returncode, stderr):
         how = f"exited with status {returncode}"
     text = _first_message(stderr.decode("utf-8", "replace"))
     why = f"vl-convert's process {how}" + (f": {text.rstrip('.')}" if text else "")
-    if "out of memory" in text.lower() or returncode == -signal.SIGTRAP:
+    if "out of memory" in text.lower() or -returncode == getattr(signal, "SIGTRAP", None):
         why += (" (vl-convert's JavaScript engine reserves tens of GB of virtual address "
                 "space when it starts, which an address-space limit such as 'ulimit -v' forbids)")
     return why

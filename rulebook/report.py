@@ -65,7 +65,7 @@ def chart_svg(chart):
     """
     [(svg, why)] = render_svgs([chart.to_dict()])
     _warn_undrawn([why], stacklevel=2)
-    return svg if svg is not None else _note(why)
+    return svg if svg is not None else _missing_chart(why)
 
 
 def _warn_undrawn(reasons, stacklevel):
@@ -76,6 +76,11 @@ def _warn_undrawn(reasons, stacklevel):
         warnings.warn(f"{len(failed)} chart(s) could not be drawn and are left out of the "
                       f"HTML, which is complete otherwise: {causes}.", UserWarning,
                       stacklevel=stacklevel + 1)
+
+
+def _missing_chart(why):
+    """The note in place of a chart that was not drawn."""
+    return _note(why if why == MISSING else f"Chart not drawn: {why}.")
 
 
 def _note(text):
@@ -109,7 +114,7 @@ class _Figures:
     def fill(self, parts):
         drawn = render_svgs(self.specs)
         _warn_undrawn([why for _, why in drawn], stacklevel=3)  # comparison_report's caller
-        shown = [_note(why) if svg is None else f"<div class=\"rb-chart\">{svg}</div>"
+        shown = [_missing_chart(why) if svg is None else f"<div class=\"rb-chart\">{svg}</div>"
                  for svg, why in drawn]
         return "".join(shown[part.index] if isinstance(part, _Slot) else part for part in parts)
 
@@ -145,6 +150,13 @@ def comparison_report(models, X_test, y_test, *, title="rulebook comparison", sc
     -------
     str
         A complete HTML document with no external resources.
+
+    Warns
+    -----
+    UserWarning
+        When vl-convert is installed but could not draw the charts (its
+        process crashed, e.g. under an address-space limit, or timed out):
+        the page is complete without them, a note in each chart's place.
 
     Examples
     --------
@@ -228,6 +240,11 @@ def write_report(path, models, X_test, y_test, **kwargs):
     Returns
     -------
     Path
+
+    Warns
+    -----
+    UserWarning
+        As :func:`comparison_report`.
     """
     path = Path(path)
     path.write_text(comparison_report(models, X_test, y_test, **kwargs), encoding="utf-8")
