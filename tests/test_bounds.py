@@ -1,7 +1,7 @@
 """The tight bound of Theorem 3.1 against the maximum over all subsets."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rulebook import _bound_kernels as kernels
@@ -244,3 +244,40 @@ def test_negative_start_is_the_first_negative_gradient(n, seed):
                          -rng.uniform(0.1, 2.0, counts[2])])
     expected = int(np.flatnonzero(gp < 0)[0]) if (gp < 0).any() else n
     assert bnb.negative_start(gp) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(codes=st.lists(st.integers(0, 4), min_size=1, max_size=12), nb=st.integers(1, 4),
+       op=st.sampled_from([kernels.LE, kernels.GT, kernels.EQ, 3]), k=st.integers(0, 3))
+def test_implies_is_every_row_satisfying_the_proposition(codes, nb, op, k):
+    # ``_implies`` decides from per-bin counts and the occupied range alone
+    # whether a whole extent satisfies (op, k); the rows say it directly.
+    # Propositions that exist: thresholds k < nb - 1, categories k < nb.
+    assume(k < (nb - 1 if op in (kernels.LE, kernels.GT) else nb))
+    column = np.minimum(np.array(codes), nb)  # code nb is the missing bin
+    counts = np.bincount(column, minlength=nb + 1).astype(np.int64)
+    present = column[column < nb]
+    lo, hi = (present.min(), present.max()) if present.size else (nb, -1)
+    expected = naive.condition_mask(column[:, None], 0, op, k, np.array([nb])).all()
+    assert kernels._implies(counts, nb, len(column), lo, hi, op, k) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=binned_problems(max_rows=20, max_features=3), data=st.data())
+def test_implied_by_node_matches_the_condition_masks(problem, data):
+    from rulebook import _bnb_extents as extents
+    from rulebook.proposition_space import _PropositionSpace
+
+    space = _PropositionSpace.of(problem)
+    pf, pop, pb = space.feature, space.op, space.bin
+    rows = np.array(data.draw(st.lists(st.sampled_from(list(problem.rows)), min_size=1,
+                                       unique=True)), dtype=np.intp)
+    X = problem.X_binned
+    counts = np.zeros((X.shape[1], int(problem.n_bins.max()) + 1), dtype=np.int64)
+    lo_hi = np.zeros((X.shape[1], 2), dtype=np.int64)
+    implied = np.zeros(len(pf), dtype=np.bool_)
+    extents._implied_by_node(X, rows, len(rows), problem.n_bins, pf, pop, pb, counts, lo_hi,
+                             implied)
+    for p in range(len(pf)):
+        mask = naive.condition_mask(X, pf[p], pop[p], pb[p], problem.n_bins)
+        assert implied[p] == mask[rows].all(), p
