@@ -10,7 +10,7 @@ how much of its code the tests pin down.
 
 Each part has hundreds or thousands of possible mutants, so the script draws
 a seeded random sample per part (``--sample``), runs them on ``--jobs`` private copies
-of the checkout (numba caches next to the source, so copies do not share
+of the last commit (numba caches next to the source, so copies do not share
 stale machine code), and re-runs every survivor of a module with numba
 kernels with numba's cache off: a kernel cached by another module keeps the
 code of an unmutated callee, which could hide a mutant that a cold run kills. Survivors are listed with their
@@ -34,7 +34,6 @@ import concurrent.futures
 import csv
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -122,9 +121,13 @@ class Copies:
         self.free = []
         self.lock = threading.Lock()
         for index in range(jobs):
+            # The committed tree (HEAD), not the working tree: mutants of
+            # code that is half edited would measure nothing.
             target = root / f"copy{index}"
-            shutil.copytree(REPO, target, ignore=shutil.ignore_patterns(
-                ".git", "benchmarks", "docs", "notebooks", "__pycache__", "*.egg-info", ".ci"))
+            target.mkdir()
+            archive = subprocess.run(["git", "archive", "HEAD", "rulebook", "tests"], cwd=REPO,
+                                     check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
             self.free.append(target)
 
     def take(self):
