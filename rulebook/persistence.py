@@ -470,7 +470,7 @@ def _build(cls, params):
                        for name, value in params.items()})
     try:
         estimator._check_params()
-    except (ValueError, NotImplementedError) as error:
+    except (ValueError, TypeError, OverflowError, NotImplementedError) as error:
         raise ValueError(f"invalid rulebook model file: '$.params': {error}") from None
     return estimator
 
@@ -487,7 +487,7 @@ def _param_from_json(value, path):
                            f"(valid: {', '.join(valid)})")
         try:
             return cls(**value["options"])
-        except ValueError as error:
+        except (TypeError, ValueError, OverflowError) as error:  # the learner's own checks
             raise _invalid(f"{path}.options", f"is invalid: {error}") from None
     if "mapping" in value:
         return {key: _param_from_json(item, f"{path}[{key!r}]") for key, item in value["mapping"]}
