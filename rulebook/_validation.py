@@ -44,6 +44,10 @@ NUMERIC, NOMINAL = "numeric", "nominal"
 _ID_MIN_ROWS = 20
 # Hard limit: bin codes are uint16 and the missing bin needs one code.
 MAX_CATEGORIES = 65535
+# Largest |y|: squared residuals (up to (2 |y|)^2 = 4e300) and their sums over
+# up to 4e7 rows stay finite in float64 (max 1.8e308); larger targets fitted
+# an intercept of inf or lost rules to overflow.
+MAX_ABS_TARGET = 1e150
 
 
 def as_frame(X):
@@ -295,7 +299,7 @@ def check_target(y, n_rows, *, numeric):
     ------
     ValueError
         Wrong length, missing or infinite values, or (``numeric=True``)
-        values that are not numbers.
+        values that are not numbers or exceed ``MAX_ABS_TARGET`` in size.
     """
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
@@ -318,6 +322,12 @@ def check_target(y, n_rows, *, numeric):
             ) from None
         if not np.isfinite(y_array).all():
             raise ValueError("y contains NaN or infinite values; drop or impute those rows.")
+        largest = float(np.abs(y_array).max(initial=0.0))
+        if largest > MAX_ABS_TARGET:
+            raise ValueError(
+                f"y has values as large as {largest:.3g}; beyond {MAX_ABS_TARGET:.0e} the "
+                "squared errors and sums of a fit overflow float64 (a model of inf or lost "
+                "rules). Please rescale y, e.g. y / 1e100, and the predictions back.")
     elif pd.isna(y_array).any():
         raise ValueError("y contains missing values; drop or impute those rows.")
     else:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulebook import RuleBoostingClassifier, RuleFitClassifier
+from rulebook import RuleBoostingClassifier, RuleBoostingRegressor, RuleFitClassifier, RuleFitRegressor
 
 CLASSIFIERS = [lambda: RuleBoostingClassifier(n_rules=1, verbose=0),
                lambda: RuleFitClassifier(max_rules=1, n_estimators=3, random_state=0)]
@@ -39,3 +39,18 @@ def test_integer_categories_print_every_digit(value):
 
     assert str(Proposition("code", "==", value)) == f"code == {int(value)}"
     assert str(Proposition("code", "!=", value)) == f"code != {int(value)}"
+
+
+# -- 3. targets so large that the loss overflows -------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda: RuleBoostingRegressor(n_rules=1, verbose=0),
+    lambda: RuleBoostingRegressor(n_rules=1, learner="orthogonal", verbose=0),
+    lambda: RuleFitRegressor(max_rules=1, n_estimators=3, random_state=0),
+], ids=["greedy", "orthogonal", "rulefit"])
+@pytest.mark.parametrize("scale", [1.79e308, 1e200])
+def test_targets_too_large_for_float64_sums_are_refused_naming_y(make, scale):
+    # y = 1.79e308 on every row fitted an intercept of +inf: every
+    # prediction inf, silently (the mean overflows).
+    y = np.where(np.arange(40) % 3 == 0, scale, scale / 2)
+    with pytest.raises(ValueError, match=r"y has values as large as .*rescale"):
+        make().fit(_frame(), y)
