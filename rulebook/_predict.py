@@ -95,6 +95,37 @@ def _column(X, name, index, by_name):
     return pd.Series(array[:, index], copy=False)
 
 
+def column_values(column, numeric):
+    """A column as propositions compare it: ``(values, missing)``, two arrays.
+
+    ``values`` is float64 for a numeric proposition (NaN where the value is
+    missing or not a number), else object (None where missing); ``missing``
+    is bool.
+    """
+    missing = pd.isna(column).to_numpy()
+    if numeric:
+        return pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan), missing
+    return column.to_numpy(dtype=object, na_value=None), missing
+
+
+def rule_masks(ensemble, X, by_name):
+    """Which rows each rule covers: a bool array per rule, in order.
+
+    Each column is read and converted once for all the rules, not once per
+    condition: the conversion costs far more than the comparison, and
+    scoring the model of every round (score curves) repeats it per rule.
+    """
+    prepared = {}
+    for rule in ensemble.rules:
+        mask = np.ones(len(X), dtype=bool)
+        for p in rule.query:
+            key = (p.feature, p.index, p.is_numeric)
+            if key not in prepared:
+                prepared[key] = column_values(_column(X, p.feature, p.index, by_name), p.is_numeric)
+            mask &= p._holds(*prepared[key])
+        yield mask
+
+
 def decision_function(ensemble, X):
     """Raw scores of ``ensemble`` on ``X``, shape (n_samples,), float64."""
     by_name = reads_by_name(ensemble, X)
@@ -112,8 +143,7 @@ def decision_function_numpy(ensemble, X, by_name=None):
     if by_name is None:
         by_name = reads_by_name(ensemble, X)
     scores = np.full(len(X), ensemble.intercept, dtype=np.float64)
-    for rule in ensemble.rules:
-        mask = rule.query.evaluate(X, by_name)
+    for rule, mask in zip(ensemble.rules, rule_masks(ensemble, X, by_name)):
         scores[mask] += rule.weight
     return scores
 

@@ -42,7 +42,13 @@ import pandas as pd
 
 from ._canonical import canonical_propositions, format_condition, format_proposition
 from ._formatting import format_weight
-from ._predict import _column, decision_function, reads_by_name
+from ._predict import (
+    _column,
+    column_values,
+    decision_function,
+    reads_by_name,
+    rule_masks,
+)
 
 NUMERIC_OPERATORS = {
     "<=": operator.le,
@@ -238,15 +244,15 @@ class Proposition:
             If the column is missing from ``X``.
         """
         column = _column(X, self.feature, self.index, by_name)
-        missing = pd.isna(column).to_numpy()
+        return self._holds(*column_values(column, self.is_numeric))
+
+    def _holds(self, values, missing):
+        """The mask on a column as :func:`rulebook._predict.column_values` gives it."""
         if self.is_numeric:
-            values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
             with np.errstate(invalid="ignore"):
                 result = NUMERIC_OPERATORS[self.operator](values, self.value)
             return result & ~missing & ~np.isnan(values)
-        equal = np.fromiter(
-            (v == self.value for v in column.to_numpy(dtype=object, na_value=None)), dtype=bool, count=len(column)
-        )
+        equal = np.fromiter((v == self.value for v in values), dtype=bool, count=len(values))
         result = equal if self.operator == "==" else ~equal
         return result & ~missing
 
@@ -467,8 +473,7 @@ class RuleEnsemble:
         ValueError
             As :meth:`decision_function`.
         """
-        by_name = reads_by_name(self, X)
-        columns = [rule.query.evaluate(X, by_name) for rule in self.rules]
+        columns = list(rule_masks(self, X, reads_by_name(self, X)))
         return np.column_stack(columns) if columns else np.zeros((len(X), 0), dtype=bool)
 
     def decision_function(self, X):
