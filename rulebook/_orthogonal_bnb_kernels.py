@@ -61,7 +61,7 @@ from ._search_kernels import split_rows
 # Digits kept when snapping orthogonal values (orthogonal._TIE_DIGITS).
 TIE_DIGITS = 12
 # Slots of the ``stats`` output.
-N_NODES, N_PRUNED, N_REFINEMENTS, BUDGET_EXHAUSTED = 0, 1, 2, 3
+N_NODES, N_PRUNED, N_REFINEMENTS, BUDGET_EXHAUSTED, MEMORY_EXHAUSTED, N_STATS = range(6)
 _TIE_FACTOR = 10.0 ** TIE_DIGITS
 # Odd 64-bit constant (2^64 / golden ratio) mixing the extent size into its key.
 _MIX = np.int64(-7046029254386353131)
@@ -84,6 +84,30 @@ def _grow(a, needed):
     b = np.empty(max(needed, 2 * a.shape[0]), a.dtype)
     _copy(a, a.shape[0], b, 0)
     return b
+
+
+def _grown(size, needed):
+    # The length _grow gives an array of length ``size`` asked for ``needed``.
+    return size if needed <= size else max(needed, 2 * size)
+
+
+def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max, heap_size,
+                          n_entries, ei, hist_pool, row_pool, order_pool, hb, keys, entries):
+    # Bytes of the pools once one more node is expanded, at their largest:
+    # its rows at most the root's m, its refinements at most n_ref_max, and
+    # every refinement generated so far popped once (one entry each in the
+    # table of seen extents, which doubles at half load, ``_dominated``).
+    total = _grown(ei.shape[0], n_exp + 1) * (11 * 8 + 8)  # ei row and bound
+    total += _grown(hist_pool.shape[0], (n_exp + 1) * hsize) * 8
+    total += _grown(row_pool.shape[0], n_rows_used + m) * 8
+    total += _grown(order_pool.shape[0], n_order_used + n_ref_max) * 16  # order and value
+    total += _grown(hb.shape[0], heap_size + 1) * 32
+    seen = max(n_entries, n_order_used + n_ref_max + 1)
+    total += _grown(entries.shape[0], seen) * 24
+    slots = keys.shape[0]
+    while 2 * seen > slots:
+        slots *= 2
+    return total + slots * 16
 
 
 def _copy(source, n, target, at):
@@ -311,7 +335,8 @@ def _conditions(ei, best_parent, best_condition, best_depth):
 
 
 def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_lambda, epsilon,
-                      scale, root_value, use_bound, max_depth, max_nodes, row_keys, stats):
+                      scale, root_value, use_bound, max_depth, max_nodes, row_keys, stats,
+                      max_bytes):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
     #     W (n, K') channels; n_bins (d,) int64; is_nominal (d,) bool;
     #     code int; n_total, reg_lambda, epsilon float; scale float, the
@@ -321,10 +346,15 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     #     _bnb_kernels); root_value float (snapped); use_bound bool;
     #     max_depth (conditions: columns), max_nodes int (huge: unlimited);
     #     row_keys (n,) int64
-    #     random Zobrist keys.
-    # OUT: stats (4,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
-    #      BUDGET_EXHAUSTED. Returns (best value, best conditions (depth, 3)
-    #      int64 rows (feature, op, bin)).
+    #     random Zobrist keys; max_bytes int (huge: unlimited): the pools
+    #     (expansions, histograms, rows, refinements, queue, seen extents)
+    #     stay within it: the search stops, as at max_nodes, before an
+    #     expansion that could take them past it (the root is always
+    #     expanded).
+    # OUT: stats (N_STATS,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
+    #      BUDGET_EXHAUSTED (a node or memory budget stopped the search),
+    #      MEMORY_EXHAUSTED (the memory budget did). Returns (best value,
+    #      best conditions (depth, 3) int64 rows (feature, op, bin)).
     # One function, not several, because the pools it grows are locals.
     n_features = X_binned.shape[1]
     width = 1
@@ -425,6 +455,12 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         if stats[N_NODES] >= max_nodes:
             stats[BUDGET_EXHAUSTED] = 1
             break
+        if _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used,
+                                 n_features * 2 * width, heap_size, n_entries, ei, hist_pool,
+                                 row_pool, order_pool, hb, seen[0], entries) > max_bytes:
+            stats[BUDGET_EXHAUSTED] = 1
+            stats[MEMORY_EXHAUSTED] = 1
+            break
         e, heap_size = _heap_pop(hb, hv, hc, he, heap_size)
         if not bounds[e] > best_value:
             stats[N_PRUNED] += 1 + ei[e, N_ORDER] - ei[e, NEXT]
@@ -461,6 +497,8 @@ _decode = jit(decode)
 _snap = jit(_snap)
 _copy = jit(_copy)
 _grow = jit(_grow)
+_grown = jit(_grown)
+_next_expansion_bytes = jit(_next_expansion_bytes)
 _grow_table = jit(_grow_table)
 _key = jit(_key)
 _prefix_bound = jit(_prefix_bound)

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _bnb_kernels as bnb
+from . import _bnb_pools as pools
 from . import _bound_kernels as kernels
 from . import _progress as progress
 from ._atoms import atom_problem
@@ -93,8 +94,15 @@ class _BranchAndBound:
     # 8.61 to 8.25-8.54 s, boston 0.59 s, digits5 6.3 s; no dataset slower.
     PARALLEL_AFTER_WORDS = 8192
 
-    def __init__(self, problem, order, approximation, started, n_jobs=1, seed=None):
+    def __init__(self, problem, order, approximation, started, n_jobs=1, seed=None,
+                 memory_limit=None):
         self.n_jobs = int(n_jobs)
+        # Bytes of open list, records and lists per thread (None: no cap);
+        # past it the pools are reclaimed and, if need be, the open queries
+        # of smallest bound dropped (``_reclaim``, :mod:`rulebook._bnb_pools`).
+        self.pool_budget = (None if memory_limit is None
+                            else int(memory_limit * 2**20) // self.n_jobs)
+        self.dropped_max, self.n_dropped = -np.inf, 0
         # Helper threads' states; not ``self.workers = [self]``, a reference
         # cycle that kept each round's open list and scratch until the next
         # garbage collection (0.2 MB per round on noisy parity; resident
@@ -220,12 +228,19 @@ class _BranchAndBound:
     def _setup_pools(self):
         """Open list, records and augmentation pools, with the root."""
         P = len(self.props)
-        cap = 1024 + 4 * P
+        cap, records = 1024 + 4 * P, 1024
+        W = len(self.full)
+        if self.pool_budget is not None:
+            # Smaller first pools under a small budget, down to what the
+            # root's expansion needs (room for P children and P entries).
+            words = W if self.store_ext else 0
+            while (cap > 2 * P + 1
+                   and pools.pool_bytes(cap, records, cap, words) > self.pool_budget):
+                cap, records = max(2 * P + 1, cap // 2), max(2, records // 2)
         self.open = [np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64),
                      np.empty(cap, np.int64)]
-        self.rec = [np.empty(1024, np.int64) for _ in range(5)]
-        W = len(self.full)
-        self.rec_ext = np.empty((1024 if self.store_ext else 1, W), np.uint64)
+        self.rec = [np.empty(records, np.int64) for _ in range(5)]
+        self.rec_ext = np.empty((records if self.store_ext else 1, W), np.uint64)
         self.rec_ext[0] = self.full
         self.aug = [np.empty(cap, np.int64), np.empty(cap), np.empty(cap, np.int64)]
         # Record 0 is the root query; its list offers every proposition.
@@ -478,6 +493,7 @@ class _BranchAndBound:
         other.fstate = self.fstate.copy()
         other.best_extra = self.best_extra.copy()
         other.counters = np.zeros_like(self.counters)
+        other.n_dropped = 0
         other.scratch = self._new_scratch()
         other._new_column_scratch()
         other.rec, other.rec_ext, other.aug = self.rec, self.rec_ext, self.aug  # copied on rebalance
@@ -508,7 +524,14 @@ class _BranchAndBound:
         return tuple(sorted(int(self.props[s]) for s in best._own_best_query()))
 
     def _grow(self):
-        """Double the arrays that may overflow (and compact a FIFO)."""
+        """Double the arrays that may overflow (and compact a FIFO).
+
+        Within ``pool_budget``: growth that would exceed it reclaims the
+        pools instead (``_reclaim``).
+        """
+        if self.pool_budget is not None and self._grown_bytes() > self.pool_budget:
+            self._reclaim()
+            return
         P = len(self.props)
         state = self.istate
         if self.order == bnb.BREADTH_FIRST and state[bnb.OPEN_HEAD] > 0:
@@ -524,6 +547,49 @@ class _BranchAndBound:
                 self.rec_ext = _enlarged(self.rec_ext, len(self.rec[0]))
         if state[bnb.AUG_USED] + P > len(self.aug[0]):
             self.aug = [_enlarged(a, int(state[bnb.AUG_USED]) + P) for a in self.aug]
+
+    def _grown_bytes(self):
+        """Bytes of the pools after ``_grow`` would have grown them."""
+        P, state = len(self.props), self.istate
+        sizes = []
+        for used, extra, array in ((self._n_open(), P, self.open[0]),
+                                   (int(state[bnb.N_RECORDS]), 1, self.rec[0]),
+                                   (int(state[bnb.AUG_USED]), P, self.aug[0])):
+            size = len(array)
+            sizes.append(size if used + extra <= size else max(used + extra, 2 * size))
+        return pools.pool_bytes(*sizes, len(self.full) if self.store_ext else 0)
+
+    def _reclaim(self):
+        """Fit the pools into ``pool_budget``: an anytime search from here on.
+
+        Keeps only the records and list entries that open queries can still
+        reach (``_bnb_pools.compact``, which loses nothing); while that live
+        state, with room to double, is over the budget, drops the half of
+        the open queries of smaller bound, remembering the largest bound
+        dropped (an upper bound of their subtrees: ``upper_bound``). The
+        spare capacity is shared out in proportion to the live pools.
+        """
+        P = len(self.props)
+        words = len(self.full) if self.store_ext else 0
+        while True:
+            self.open, self.rec, self.rec_ext, self.aug = pools.compact(
+                self.open, self.rec, self.rec_ext, self.aug, self.istate, self.order, P,
+                self.store_ext)
+            sizes = [len(self.open[0]), len(self.rec[0]), len(self.aug[0])]
+            live = pools.pool_bytes(*sizes, words)
+            n_open = self._n_open()
+            if live <= self.pool_budget or n_open == 0:
+                break
+            top, dropped = pools.drop_open(self.open, self.istate, self.order, n_open // 2)
+            self.dropped_max = max(self.dropped_max, top)
+            self.n_dropped += dropped
+        scale = max(1.0, self.pool_budget / live)
+        if scale > 1.0:
+            self.open = [_enlarged(a, int(len(a) * scale), exact=True) for a in self.open]
+            self.rec = [_enlarged(a, int(len(a) * scale), exact=True) for a in self.rec]
+            if self.store_ext:
+                self.rec_ext = _enlarged(self.rec_ext, len(self.rec[0]), exact=True)
+            self.aug = [_enlarged(a, int(len(a) * scale), exact=True) for a in self.aug]
 
     def open_bounds(self):
         bounds = []
@@ -544,7 +610,11 @@ class _BranchAndBound:
 
     def upper_bound(self):
         pruned = max(float(w.fstate[bnb.PRUNED_MAX]) for w in self.workers)
-        return max(self.best_value, self.max_open_bound(), pruned)
+        return max(self.best_value, self.max_open_bound(), pruned, self.max_dropped_bound())
+
+    def max_dropped_bound(self):
+        """Largest bound of the open queries dropped to keep within the budget (-inf: none)."""
+        return max(w.dropped_max for w in self.workers)
 
     def _record(self):
         self.trace.append((self.n_expanded, time.perf_counter() - self._started,
@@ -553,7 +623,10 @@ class _BranchAndBound:
     def stats(self, seconds):
         upper = self.upper_bound()
         finished = not len(self.open_bounds())
-        certified = finished or self.best_value >= self.alpha * self.max_open_bound()
+        # Dropped open queries (``_reclaim``) certify only once the best
+        # value reached their bound.
+        certified = ((finished or self.best_value >= self.alpha * self.max_open_bound())
+                     and self.best_value >= self.alpha * self.max_dropped_bound())
         ratio = 1.0 if upper <= self.best_value else self.best_value / upper
         c = sum(w.counters for w in self.workers)
         total = {k: sum(int(w.istate[k]) for w in self.workers)
@@ -572,6 +645,7 @@ class _BranchAndBound:
             "class_bounds_computed": int(c[bnb.CLASS_TRIED]),
             "subtrees_solved": int(c[bnb.SUBTREE_SOLVED]),
             "columns_solved": int(c[bnb.COLUMNS_SOLVED]),
+            "nodes_dropped": sum(w.n_dropped for w in self.workers),
             "certified": bool(certified),
             "certified_ratio": float(ratio),
             "upper_bound": float(upper),
@@ -627,8 +701,12 @@ def _rebalance(source, target):
     source.istate[bnb.N_OPEN], target.istate[bnb.N_OPEN] = len(keep), len(give)
 
 
-def _enlarged(array, needed):
-    """A copy of ``array`` with at least ``needed`` (and twice as many) rows."""
-    out = np.empty((max(needed, 2 * len(array)),) + array.shape[1:], dtype=array.dtype)
+def _enlarged(array, needed, exact=False):
+    """A copy of ``array`` with at least ``needed`` (and twice as many) rows.
+
+    ``exact``: exactly ``needed`` rows (at least ``len(array)``).
+    """
+    rows = max(needed, len(array)) if exact else max(needed, 2 * len(array))
+    out = np.empty((rows,) + array.shape[1:], dtype=array.dtype)
     out[: len(array)] = array
     return out

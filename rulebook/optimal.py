@@ -117,6 +117,24 @@ class OptimalLearner:
         value, which one is returned may depend on the threads' timing, and
         the node counts vary slightly from run to run. More than the CPUs
         available to the process is capped to that number, with a warning.
+    memory_limit : float > 0 or None, default=256
+        Most mebibytes (2^20 bytes) held by a round's growing search state,
+        all threads together (each thread ``memory_limit / n_jobs``): the
+        open queries (32 bytes each), the records of expanded queries (40
+        bytes, plus their extent bitset on up to 1,024 atoms) and their
+        augmentation lists (24 bytes per entry). None: no cap. When the
+        state would outgrow it, the records and list entries that no open
+        query can reach are reclaimed first (the search stays exact); if the
+        live state alone is too large, the half of the open queries with
+        the smallest bounds is dropped, as often as needed, and the search
+        goes on as an anytime search: its certified ratio counts the
+        largest bound dropped, and ``certified`` is False unless the best
+        value reaches it (``history_["nodes_dropped"]`` counts them). The
+        default is reached only by searches without a time limit or with a
+        long one (about 2 million open queries); the fixed arrays of a
+        search (each proposition's extent as a bitset: propositions x
+        atoms / 8 bytes, 190 MB on 10^5 distinct rows of 30 columns of 255
+        bins) come on top.
 
     Raises
     ------
@@ -183,6 +201,7 @@ class OptimalLearner:
     time_limit: float | str | None = "auto"
     approximation: float = 1.0
     n_jobs: int | None = None
+    memory_limit: float | None = 256
 
     name = "optimal"
 
@@ -202,6 +221,11 @@ class OptimalLearner:
         if self.n_jobs is not None and not (_is_number(self.n_jobs, integral=True)
                                             and self.n_jobs >= 1):
             raise ValueError(f"n_jobs must be an integer >= 1 or None; got {self.n_jobs!r}")
+        if self.memory_limit is not None and not (
+                _is_number(self.memory_limit) and np.isfinite(self.memory_limit)
+                and self.memory_limit > 0):
+            raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
+                             f"got {self.memory_limit!r}")
         if self.n_jobs is not None and self.n_jobs > _available_cpus():
             # Each job is a thread with its own open list and buffers: more
             # threads than CPUs only add memory and contention (the result is
@@ -215,7 +239,7 @@ class OptimalLearner:
         """Find the best query; see :func:`optimal_search`."""
         return optimal_search(problem, order=self.order, max_nodes=self.max_nodes,
                               time_limit=self.time_limit, approximation=self.approximation,
-                              n_jobs=self.n_jobs)
+                              n_jobs=self.n_jobs, memory_limit=self.memory_limit)
 
 
 # ``time_limit="auto"``: seconds per boosting round. Small enough that a
@@ -262,7 +286,8 @@ def _is_number(value, integral=False):
 
 
 def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=None,
-                   approximation=1.0, shorten=True, n_jobs=1, seed_greedy=True):
+                   approximation=1.0, shorten=True, n_jobs=1, seed_greedy=True,
+                   memory_limit=None):
     """Find a query of largest objective value by branch and bound.
 
     Parameters
@@ -275,6 +300,10 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
         (:func:`shortest_equivalent`). False returns the query as found.
     n_jobs : int >= 1 or None, default=1
         Threads, as in :class:`OptimalLearner`.
+    memory_limit : float > 0 or None, default=None
+        Mebibytes of the growing search state, as in :class:`OptimalLearner`
+        (None here: no cap). Not used by the two-condition search, whose
+        state does not grow (:mod:`rulebook.pair_search`).
     seed_greedy : bool, default=True
         Start from the greedy learner's query (same propositions, same
         length limit) as the incumbent: its value prunes from the first
@@ -341,15 +370,20 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
             the sums of all ``2^L`` extensions are computed at once and the
             best becomes the best query if it improves on it. Not in the
             paper; see :mod:`rulebook._bnb_kernels`.
+        nodes_dropped
+            Open queries discarded unexpanded to keep the search state
+            within ``memory_limit`` (the ones of smallest bound).
         certified
             True if the search finished, or stopped with
-            ``best >= approximation * (largest open bound)``.
+            ``best >= approximation * (largest open bound)``, and
+            ``best >= approximation * (largest bound dropped)``.
         certified_ratio
             ``best / upper_bound``: 1.0 when an exact search finished.
         upper_bound
             An upper bound of the optimum: the largest of the best value, the
-            bounds of the open queries and the bounds pruned (which exceed
-            the best value only when ``approximation < 1``).
+            bounds of the open queries, the bounds of the dropped ones and
+            the bounds pruned (which exceed the best value only when
+            ``approximation < 1``).
         search_time
             Seconds.
         threads
@@ -371,13 +405,17 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     """
     if order not in ORDERS:
         raise ValueError(f"order={order!r} is not supported; valid orders are {list(ORDERS)}")
+    if memory_limit is not None and not (_is_number(memory_limit) and memory_limit > 0):
+        raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
+                         f"got {memory_limit!r}")
     started = time.perf_counter()
     time_limit = resolve_time_limit(time_limit)
     if pair_search.applies(problem) and max_nodes is None and approximation == 1.0:
         return _two_condition_search(problem, time_limit, seed_greedy, shorten, started,
                                      _n_threads(n_jobs))
     seed = _greedy_seed(problem) if seed_greedy else None
-    search = _BranchAndBound(problem, order, approximation, started, _n_threads(n_jobs), seed)
+    search = _BranchAndBound(problem, order, approximation, started, _n_threads(n_jobs), seed,
+                             memory_limit)
     search.run(max_nodes, None if time_limit is None else started + time_limit)
     conditions = search.best_query()
     rows = problem.rows

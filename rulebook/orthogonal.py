@@ -333,7 +333,7 @@ def greedy_search(problem):
     return beam_search(problem, 1)
 
 
-def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
+def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limit=None):
     """Best-first branch and bound over conjunctions (Algorithm 2, ``w = inf``).
 
     A node is expanded only when its bound exceeds the best value found;
@@ -375,13 +375,19 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     max_nodes : int or None
         Most node expansions; the best query found so far is returned
         when it is reached (``stats["budget_exhausted"]``).
+    memory_limit : float > 0 or None
+        Most mebibytes of the search's growing pools (see
+        :class:`OrthogonalLearner`); the search stops, as at ``max_nodes``,
+        before an expansion that could take them past it.
 
     Returns
     -------
     SearchResult
         ``stats``: ``n_nodes`` (expansions), ``n_pruned`` (nodes whose
         bound did not exceed the best value), ``n_refinements``,
-        ``budget_exhausted``.
+        ``budget_exhausted`` (``max_nodes`` or ``memory_limit`` stopped
+        the search) and, when ``memory_limit`` is given,
+        ``memory_exhausted`` (it stopped the search).
 
     Notes
     -----
@@ -399,21 +405,24 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None):
     base = problem.base
     rows = base.rows
     X_atoms, W_atoms = _atoms(problem)
-    stats = np.zeros(4, np.int64)
+    stats = np.zeros(bnb_kernels.N_STATS, np.int64)
+    max_bytes = None if memory_limit is None else int(memory_limit * 2**20)
     value, conditions = bnb_kernels.branch_and_bound(
         X_atoms, np.arange(len(W_atoms)), W_atoms, base.n_bins, base.is_nominal, problem.code,
         base.n_total, float(base.reg_lambda), problem.epsilon, problem._scale,
         problem.value(rows), bound != "none", _as_int(_depth_limit(problem)),
-        _as_int(max_nodes), _row_keys(len(W_atoms)), stats)
+        _as_int(max_nodes), _row_keys(len(W_atoms)), stats, _as_int(max_bytes))
     conditions = tuple((int(f), int(o), int(b)) for f, o, b in conditions)
     extent = rows
     for condition in conditions:
         extent = base.refine(extent, condition)
-    return SearchResult(conditions, float(value), extent,
-                        {"n_nodes": int(stats[bnb_kernels.N_NODES]),
-                         "n_pruned": int(stats[bnb_kernels.N_PRUNED]),
-                         "n_refinements": int(stats[bnb_kernels.N_REFINEMENTS]),
-                         "budget_exhausted": bool(stats[bnb_kernels.BUDGET_EXHAUSTED])})
+    counts = {"n_nodes": int(stats[bnb_kernels.N_NODES]),
+              "n_pruned": int(stats[bnb_kernels.N_PRUNED]),
+              "n_refinements": int(stats[bnb_kernels.N_REFINEMENTS]),
+              "budget_exhausted": bool(stats[bnb_kernels.BUDGET_EXHAUSTED])}
+    if memory_limit is not None:
+        counts["memory_exhausted"] = bool(stats[bnb_kernels.MEMORY_EXHAUSTED])
+    return SearchResult(conditions, float(value), extent, counts)
 
 
 def _atoms(problem):
@@ -521,6 +530,17 @@ class OrthogonalLearner:
         build: 15 and 6; ``bound="none"`` with 300 nodes: 15 and 11 wins).
         Most rounds exhaust the budget: the result is anytime, not
         certified, as in the optimal learner with a time limit.
+    memory_limit : float > 0 or None, default=256
+        Most mebibytes (2^20 bytes) of a round's growing search state in
+        ``strategy="branch_and_bound"``: per expanded node its rows (8
+        bytes per atom), its channel histograms (8 bytes per bin, channel
+        and column) and its sorted refinements, plus the queue and the
+        table of extents seen. None: no cap. The search stops, as at
+        ``max_nodes``, before an expansion that could take them past it
+        (counting the root's rows and every refinement generated so far as
+        if popped), and returns the best query found
+        (``history_["memory_exhausted"]``). Within ``max_nodes=300`` the
+        default is reached only on wide tables of very many distinct rows.
 
     Raises
     ------
@@ -563,6 +583,7 @@ class OrthogonalLearner:
     epsilon: float = 1e-3
     bound: str = "prefix_greedy"
     max_nodes: int = 300
+    memory_limit: float | None = 256
 
     name = "orthogonal"
     objective = "orthogonal"
@@ -581,6 +602,12 @@ class OrthogonalLearner:
         if not (isinstance(self.epsilon, (int, float)) and np.isfinite(self.epsilon)
                 and self.epsilon > 0):
             raise ValueError(f"epsilon must be a finite number > 0; got {self.epsilon!r}.")
+        if self.memory_limit is not None and not (
+                isinstance(self.memory_limit, (int, float, np.integer, np.floating))
+                and not isinstance(self.memory_limit, bool)
+                and np.isfinite(self.memory_limit) and self.memory_limit > 0):
+            raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
+                             f"got {self.memory_limit!r}.")
 
     def search_channels(self, problem):
         """Run the configured search on a :class:`ChannelProblem`."""
@@ -588,7 +615,7 @@ class OrthogonalLearner:
             return greedy_search(problem)
         if self.strategy == "beam":
             return beam_search(problem, self.beam_width)
-        return branch_and_bound(problem, self.bound, self.max_nodes)
+        return branch_and_bound(problem, self.bound, self.max_nodes, self.memory_limit)
 
     def search(self, problem):
         """Search a plain :class:`~rulebook.search.SearchProblem`; the query
