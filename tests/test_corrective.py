@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,3 +133,23 @@ def test_bad_inputs_raise():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         corrective_weights(loss, np.zeros(3), np.zeros((3, 0)), np.ones(3), 1.0)
+
+
+@pytest.mark.parametrize("learner", ["greedy", "optimal"])
+@pytest.mark.parametrize("reg_lambda", [0.0, 7.5])
+def test_stagewise_rule_weight_is_the_regularised_newton_step(learner, reg_lambda):
+    # Squared loss (y - f)^2, one rule: the intercept is the mean,
+    # g = 2 (b - y) and h = 2, so the rule's weight is -G / (lambda + H) over
+    # its extent (Boley et al. 2021, eq. 2.2) - with the user's lambda.
+    from rulebook import RuleBoostingRegressor
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.integers(0, 4, 60)})
+    y = 2.0 * (X["a"] > 0.3) + rng.normal(scale=0.1, size=60)
+    model = RuleBoostingRegressor(n_rules=1, learner=learner, loss="squared",
+                                  reg_lambda=reg_lambda).fit(X, y)
+    (rule,) = model.ensemble_.rules
+    extent = np.asarray(rule.query.evaluate(X), dtype=bool)
+    G = np.sum(2.0 * (model.ensemble_.intercept - y[extent]))
+    assert rule.weight == pytest.approx(-G / (reg_lambda + 2.0 * extent.sum()), rel=1e-9)
+    assert model.ensemble_.intercept == pytest.approx(y.mean(), rel=1e-12)
