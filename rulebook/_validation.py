@@ -44,10 +44,14 @@ NUMERIC, NOMINAL = "numeric", "nominal"
 _ID_MIN_ROWS = 20
 # Hard limit: bin codes are uint16 and the missing bin needs one code.
 MAX_CATEGORIES = 65535
-# Largest |y|: squared residuals (up to (2 |y|)^2 = 4e300) and their sums over
-# up to 4e7 rows stay finite in float64 (max 1.8e308); larger targets fitted
-# an intercept of inf or lost rules to overflow.
-MAX_ABS_TARGET = 1e150
+# Largest |y| and sample weight. A round's objective squares the weighted
+# gradient sum, G = sum w g with |g| <= 2 |y|: with |y| <= 1e100, w <= 1e20
+# and up to 1e8 rows, |G| <= 2e128 and G^2, the losses w (y - f)^2 and their
+# sums stay finite in float64 (max 1.8e308). Beyond, fits overflowed: an
+# intercept of inf (y = 1.8e308), lost rules (y = 1e200), a crash of the
+# optimal learner (weights of 1e200).
+MAX_ABS_TARGET = 1e100
+MAX_SAMPLE_WEIGHT = 1e20
 
 
 def as_frame(X):
@@ -327,7 +331,7 @@ def check_target(y, n_rows, *, numeric):
             raise ValueError(
                 f"y has values as large as {largest:.3g}; beyond {MAX_ABS_TARGET:.0e} the "
                 "squared errors and sums of a fit overflow float64 (a model of inf or lost "
-                "rules). Please rescale y, e.g. y / 1e100, and the predictions back.")
+                "rules). Please rescale y, e.g. y / 1e90, and the predictions back.")
     elif pd.isna(y_array).any():
         raise ValueError("y contains missing values; drop or impute those rows.")
     else:
@@ -377,7 +381,8 @@ def check_sample_weight(sample_weight, n_rows):
     ------
     ValueError
         Values that are not numbers, wrong shape, negative or non-finite
-        weights, or all weights zero; the message names ``sample_weight``.
+        weights, weights above ``MAX_SAMPLE_WEIGHT``, or all weights zero;
+        the message names ``sample_weight``.
     """
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
@@ -396,6 +401,11 @@ def check_sample_weight(sample_weight, n_rows):
         raise ValueError(f"sample_weight must be non-negative; got {float(weights[weights < 0][0])!r}.")
     if not (weights > 0).any():
         raise ValueError("sample_weight is zero for every row; at least one row needs positive weight.")
+    if weights.max() > MAX_SAMPLE_WEIGHT:
+        raise ValueError(
+            f"sample_weight has values as large as {weights.max():.3g}; beyond "
+            f"{MAX_SAMPLE_WEIGHT:.0e} a fit's sums overflow float64. Please rescale the weights "
+            "(e.g. divide by their mean); reg_lambda is in the same units.")
     return weights
 
 

@@ -8,7 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulebook import RuleBoostingClassifier, RuleBoostingRegressor, RuleFitClassifier, RuleFitRegressor
+from rulebook import (
+    RuleBoostingClassifier,
+    RuleBoostingRegressor,
+    RuleFitClassifier,
+    RuleFitRegressor,
+)
 
 CLASSIFIERS = [lambda: RuleBoostingClassifier(n_rules=1, verbose=0),
                lambda: RuleFitClassifier(max_rules=1, n_estimators=3, random_state=0)]
@@ -54,3 +59,18 @@ def test_targets_too_large_for_float64_sums_are_refused_naming_y(make, scale):
     y = np.where(np.arange(40) % 3 == 0, scale, scale / 2)
     with pytest.raises(ValueError, match=r"y has values as large as .*rescale"):
         make().fit(_frame(), y)
+
+
+@pytest.mark.parametrize("learner", ["greedy", "optimal", "orthogonal"])
+def test_sample_weights_too_large_for_float64_sums_are_refused_naming_them(learner):
+    # Weights of 1e200 made the optimal learner's two-condition search fail
+    # with an IndexError (its objective overflowed to NaN); greedy and
+    # orthogonal fitted on overflowed sums.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 3, 60).astype(float), "b": rng.integers(0, 2, 60).astype(float)})
+    y = rng.choice([8.4e15, -6.4e39, 0.0, -4.9e16], 60)
+    weights = rng.choice([0.5, 1.0, 1e200], 60)
+    with pytest.raises(ValueError, match=r"sample_weight has values as large as .*rescale"):
+        RuleBoostingRegressor(n_rules=1, learner=learner, verbose=0).fit(X, y, sample_weight=weights)
+    RuleBoostingRegressor(n_rules=1, learner=learner, verbose=0).fit(
+        X, y, sample_weight=np.minimum(weights, 1e20))  # at the bound: fits
