@@ -59,6 +59,8 @@ def parse_args():
     parser.add_argument("--threads", type=int, default=1, help="numba threads (default 1)")
     parser.add_argument("--datasets", nargs="+", help="passed on to every benchmark")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "side_by_side")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: summarise the runs already under --out")
     return parser.parse_args()
 
 
@@ -128,6 +130,10 @@ def summarise(bench, runs):
 
 def main():
     args = parse_args()
+    if args.report_only:
+        args.out = args.out.resolve()
+        report(args, collect(args), args.base, args.head)
+        return
     base_sha = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=REPO, check=True,
                               capture_output=True, text=True).stdout.strip()
     head_sha = subprocess.run(["git", "rev-parse", "--short", args.head], cwd=REPO, check=True,
@@ -144,20 +150,32 @@ def main():
             for side, tree in trees.items():
                 print(f"{side}: {base_sha if side == 'base' else head_sha} "
                       f"-> {imported_from(tree)}", flush=True)
-            runs = {bench: {"base": [], "head": []} for bench in args.benches}
             for round_ in range(args.rounds):
                 order = ("base", "head") if round_ % 2 == 0 else ("head", "base")
                 for bench in args.benches:
                     for side in order:
                         out = args.out / f"{side}{round_}"
                         run_bench(bench, args, trees[side], out)
-                        runs[bench][side].append(read_times(bench, out))
                         print(f"  round {round_ + 1}: {bench} with {side} done", flush=True)
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "worktree", "remove", "--force", str(tree)], check=False,
                                cwd=REPO, capture_output=True)
-    report(args, runs, base_sha, head_sha)
+    report(args, collect(args), base_sha, head_sha)
+
+
+def collect(args):
+    """Seconds per dataset of every finished run under ``args.out``, by benchmark and commit."""
+    runs = {}
+    for bench in args.benches:
+        for side in ("base", "head"):
+            for out in sorted(args.out.glob(f"{side}[0-9]*")):
+                try:
+                    times = read_times(bench, out)
+                except FileNotFoundError:
+                    continue  # this round did not get to this benchmark
+                runs.setdefault(bench, {"base": [], "head": []})[side].append(times)
+    return {bench: sides for bench, sides in runs.items() if sides["base"] and sides["head"]}
 
 
 def same_nodes(args):
@@ -174,7 +192,8 @@ def same_nodes(args):
 
 
 def report(args, runs, base_sha, head_sha):
-    lines = [(f"side by side: base {base_sha}, head {head_sha}, {args.rounds} rounds, "
+    rounds = {bench: min(len(sides["base"]), len(sides["head"])) for bench, sides in runs.items()}
+    lines = [(f"side by side: base {base_sha}, head {head_sha}, rounds per benchmark {rounds}, "
               f"{args.threads} numba thread(s)")]
     for bench, sides in runs.items():
         rows, geo, noise, verdict = summarise(bench, sides)
