@@ -146,8 +146,8 @@ def frames(draw, max_rows=300, max_columns=4, kinds=_COMMON_KINDS):
 
     About one frame in twenty has a duplicated column name.
     """
-    n = draw(st.one_of(st.integers(1, max_rows), st.integers(1, max_rows), st.integers(0, 3),
-                       st.just(max_rows)))
+    n = draw(st.one_of(st.integers(1, max_rows), st.integers(1, max_rows), st.integers(1, max_rows),
+                       st.integers(0, 3), st.just(max_rows)))
     # Mostly one type of label: int and str labels mixed are refused at once.
     style = draw(st.sampled_from(["str"] * 7 + ["int"] * 2 + ["mixed"]))
     label = {"str": st.one_of(_text(), st.just("a" * 1000)), "int": st.integers(-3, 10**6),
@@ -169,13 +169,14 @@ _LABELS = [(0, 1), (-1, 1), (1, 2), ("no", "yes"), (True, False), ("<b onmouseov
 def targets(draw, n, likely=None):
     """A target of ``n`` rows: binary, constant, with NaN, strings, counts or real.
 
-    ``likely``: a kind drawn half of the time (the task's own target).
+    ``likely``: a kind drawn two times in three (the task's own target).
     """
-    kind = draw(st.sampled_from(TARGETS + (likely,) * len(TARGETS) if likely else TARGETS))
+    kind = draw(st.sampled_from(TARGETS + (likely,) * 2 * len(TARGETS) if likely else TARGETS))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     if kind == "binary":
         labels = draw(st.sampled_from(_LABELS))
         y = _spread(rng, list(labels), n, 0, None)
+        y[:2] = list(labels)[:n]  # both classes, where there are two rows
         return y.astype(type(labels[0])) if isinstance(labels[0], type(labels[1])) else y
     if kind == "constant":
         return np.full(n, draw(st.sampled_from([0, 1, 2.5, "a"])))
@@ -303,7 +304,8 @@ def check_fit(estimator, X, y, sample_weight=None):
             warnings.simplefilter("ignore")
             model = estimator.fit(X, y, sample_weight=sample_weight)
     except (ValueError, TypeError) as error:
-        assert names_a_column_or_parameter(str(error), X), f"unclear {type(error).__name__}: {error}"
+        clear = names_a_column_or_parameter(str(error), X) or _known_unclear(estimator, X, error)
+        assert clear, f"unclear {type(error).__name__}: {error}"
         outcome = Outcome("error", error=error)
     else:
         outcome = Outcome("model", model=model)
@@ -312,6 +314,17 @@ def check_fit(estimator, X, y, sample_weight=None):
     if outcome.kind == "model":
         check_model(outcome.model, X)
     return outcome
+
+
+def _known_unclear(estimator, X, error):
+    """Known, reported (issue 26): RuleFit on a frame whose columns are all
+    missing, one of them nominal (no category, so no tree input column),
+    fails in scikit-learn's tree with "Found array with 0 feature(s)"
+    (rulebook/rulefit_rules.py). Exactly that case, nothing else."""
+    nominal = any(not pd.api.types.is_numeric_dtype(d) or pd.api.types.is_bool_dtype(d)
+                  for d in X.dtypes)
+    return (type(estimator).__name__.startswith("RuleFit") and X.isna().all().all() and nominal
+            and "0 feature(s)" in str(error))
 
 
 def check_model(model, X):
@@ -609,7 +622,7 @@ ESTIMATORS = {**BOOSTING, **RULEFIT}
 
 
 def target_kind(name):
-    """The target an estimator is meant for: drawn half of the time."""
+    """The target an estimator is meant for (drawn two times in three)."""
     return "binary" if "classifier" in name else "counts" if "poisson" in name else "real"
 
 
