@@ -328,3 +328,14 @@ def test_estimator_hooks(classifier):
     with set_options(display="text"):
         assert classifier._repr_html_() is None
         assert "text/html" not in classifier._repr_mimebundle_()
+
+
+def test_parameter_values_are_escaped(classifier):
+    # The parameters table shows repr(value): a column name inside a value
+    # (cut_points) is the user's text and must not become markup.
+    model = pickle.loads(pickle.dumps(classifier)).set_params(
+        cut_points={HOSTILE["script"]: [1.0]})
+    page = estimator_repr(model)
+    check_html(page)
+    assert "<script>alert" not in page
+    assert html.escape(repr(model.cut_points)) in page
