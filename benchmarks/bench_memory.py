@@ -30,7 +30,9 @@ Run from the repository root::
 
     python benchmarks/bench_memory.py                       # the table (several minutes)
     python benchmarks/bench_memory.py --rows 1000 10000 --learners greedy optimal
-    python benchmarks/bench_memory.py --growth --growth-seconds 120
+    python benchmarks/bench_memory.py --growth --growth-seconds 300
+    python benchmarks/bench_memory.py --growth --memory-limit 32   # a cap reached sooner
+    python benchmarks/bench_memory.py --growth --memory-limit none # no cap: grows
 """
 
 import argparse
@@ -78,15 +80,24 @@ def _data_home():
     return Path(os.environ.get("RULEBOOK_DATA_HOME", DATA_HOME))
 
 
-def make_estimator(learner, growth=False):
-    """The learner's estimator with default settings (``verbose=0``)."""
+def make_estimator(learner, growth=None):
+    """The learner's estimator with default settings (``verbose=0``).
+
+    ``growth``: the ``--growth`` fit, with this ``memory_limit`` ("default":
+    the learner's default).
+    """
     from rulebook import OptimalLearner, RuleBoostingClassifier, RuleFitClassifier
     if learner == "rulefit":
         return RuleFitClassifier(random_state=0)
-    if growth:
-        return RuleBoostingClassifier(n_rules=3, learner=OptimalLearner(time_limit=None),
+    if growth is not None:
+        limit = {} if growth == "default" else {"memory_limit": _limit(growth)}
+        return RuleBoostingClassifier(n_rules=3, learner=OptimalLearner(time_limit=None, **limit),
                                       max_rule_length=None, verbose=0)
     return RuleBoostingClassifier(learner=learner, verbose=0)
+
+
+def _limit(text):
+    return None if text == "none" else float(text)
 
 
 def _rss():
@@ -108,11 +119,11 @@ def child(learner, kind, n_rows, growth):
     print(json.dumps({"base": base, "peak": peak, "seconds": seconds}), flush=True)
 
 
-def run_child(learner, kind, n_rows, timeout, growth=False, every=0.1, on_sample=None):
+def run_child(learner, kind, n_rows, timeout, growth=None, every=0.1, on_sample=None):
     """Run :func:`child` in a fresh process; its figures and RSS samples."""
     cmd = [sys.executable, __file__, "--child", learner, kind, str(n_rows)]
-    if growth:
-        cmd.append("--growth")
+    if growth is not None:
+        cmd += ["--memory-limit", growth]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     watched = psutil.Process(proc.pid) if psutil is not None else None
     started, samples, sampled_peak = time.perf_counter(), [], 0
@@ -168,7 +179,8 @@ def table(args):
 
 
 def growth(args):
-    print("optimal, time_limit=None, max_rule_length=None, 3 rules, 2000 x 30 noise")
+    print(f"optimal, time_limit=None, max_rule_length=None, memory_limit={args.memory_limit}, "
+          f"3 rules, 2000 x 30 noise")
     print(f"{'seconds':>8}{'RSS MiB':>10}")
     shown = [-np.inf]
 
@@ -177,7 +189,8 @@ def growth(args):
             shown[0] = elapsed
             print(f"{elapsed:>8.1f}{rss / MIB:>10.0f}", flush=True)
 
-    f = run_child("optimal", "noise", 2000, args.growth_seconds, growth=True, on_sample=show)
+    f = run_child("optimal", "noise", 2000, args.growth_seconds, growth=args.memory_limit,
+                  on_sample=show)
     state = "stopped at the time given" if f["timed_out"] else (
         f"finished in {f.get('seconds', float('nan')):.1f} s")
     print(f"child {state}; sampled peak {f['sampled_peak'] / MIB:.0f} MiB")
@@ -194,11 +207,15 @@ def main(argv=None):
                         help="RSS over time of an optimal search without a time limit")
     parser.add_argument("--growth-seconds", type=float, default=120.0)
     parser.add_argument("--growth-every", type=float, default=5.0)
+    parser.add_argument("--memory-limit", default="default",
+                        help="OptimalLearner memory_limit of --growth in MiB, 'none' for no "
+                             "cap (default: the learner's default)")
     parser.add_argument("--child", nargs=3, metavar=("LEARNER", "TABLE", "ROWS"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child[0], args.child[1], int(args.child[2]), args.growth)
+        limit = args.memory_limit if "--memory-limit" in (argv or sys.argv) else None
+        child(args.child[0], args.child[1], int(args.child[2]), limit)
     elif args.growth:
         growth(args)
     else:

@@ -92,22 +92,26 @@ def _grown(size, needed):
 
 
 def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max, heap_size,
-                          n_entries, ei, hist_pool, row_pool, order_pool, hb, keys, entries):
+                          ei, hist_pool, row_pool, order_pool, hb, keys, entries):
     # Bytes of the pools once one more node is expanded, at their largest:
-    # its rows at most the root's m, its refinements at most n_ref_max, and
-    # every refinement generated so far popped once (one entry each in the
-    # table of seen extents, which doubles at half load, ``_dominated``).
+    # its rows at most the root's m, its refinements at most n_ref_max; the
+    # table of seen extents as it is (it grows at pops, ``_next_pop_bytes``).
     total = _grown(ei.shape[0], n_exp + 1) * (11 * 8 + 8)  # ei row and bound
     total += _grown(hist_pool.shape[0], (n_exp + 1) * hsize) * 8
     total += _grown(row_pool.shape[0], n_rows_used + m) * 8
     total += _grown(order_pool.shape[0], n_order_used + n_ref_max) * 16  # order and value
     total += _grown(hb.shape[0], heap_size + 1) * 32
-    seen = max(n_entries, n_order_used + n_ref_max + 1)
-    total += _grown(entries.shape[0], seen) * 24
-    slots = keys.shape[0]
-    while 2 * seen > slots:
-        slots *= 2
-    return total + slots * 16
+    return total + entries.shape[0] * 24 + keys.shape[0] * 16
+
+
+def _next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, hb, keys, entries):
+    # Bytes of the pools once a popped child is recorded as seen: one more
+    # entry, and one more key, which doubles the table at half load
+    # (``_dominated``).
+    total = ei.shape[0] * (11 * 8 + 8) + hist_pool.shape[0] * 8 + row_pool.shape[0] * 8
+    total += order_pool.shape[0] * 16 + hb.shape[0] * 32
+    slots = keys.shape[0] * (2 if 2 * (n_keys + 1) > keys.shape[0] else 1)
+    return total + _grown(entries.shape[0], n_entries + 1) * 24 + slots * 16
 
 
 def _copy(source, n, target, at):
@@ -349,8 +353,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     #     random Zobrist keys; max_bytes int (huge: unlimited): the pools
     #     (expansions, histograms, rows, refinements, queue, seen extents)
     #     stay within it: the search stops, as at max_nodes, before an
-    #     expansion that could take them past it (the root is always
-    #     expanded).
+    #     expansion, or the record of a popped child, that could take them
+    #     past it (the root is always expanded).
     # OUT: stats (N_STATS,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
     #      BUDGET_EXHAUSTED (a node or memory budget stopped the search),
     #      MEMORY_EXHAUSTED (the memory budget did). Returns (best value,
@@ -456,8 +460,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
             stats[BUDGET_EXHAUSTED] = 1
             break
         if _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used,
-                                 n_features * 2 * width, heap_size, n_entries, ei, hist_pool,
-                                 row_pool, order_pool, hb, seen[0], entries) > max_bytes:
+                                 n_features * 2 * width, heap_size, ei, hist_pool, row_pool,
+                                 order_pool, hb, seen[0], entries) > max_bytes:
             stats[BUDGET_EXHAUSTED] = 1
             stats[MEMORY_EXHAUSTED] = 1
             break
@@ -479,6 +483,11 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         n_removed = parent_rows.shape[0] - n_kept
         depth = ei[e, DEPTH] + 1
         cols = ei[e, COLS] + (1 if ei[e, DEPTH] == 0 or j != ei[e, FEATURE] else 0)
+        if _next_pop_bytes(n_entries, seen[2], ei, hist_pool, row_pool, order_pool, hb, seen[0],
+                           entries) > max_bytes:
+            stats[BUDGET_EXHAUSTED] = 1
+            stats[MEMORY_EXHAUSTED] = 1
+            break
         dominated, seen, entries, n_entries = _dominated(seen, entries, n_entries,
                                                          _key(kept[:n_kept], row_keys), j, cols)
         if dominated:
@@ -499,6 +508,7 @@ _copy = jit(_copy)
 _grow = jit(_grow)
 _grown = jit(_grown)
 _next_expansion_bytes = jit(_next_expansion_bytes)
+_next_pop_bytes = jit(_next_pop_bytes)
 _grow_table = jit(_grow_table)
 _key = jit(_key)
 _prefix_bound = jit(_prefix_bound)

@@ -131,7 +131,8 @@ class OptimalLearner:
         largest bound dropped, and ``certified`` is False unless the best
         value reaches it (``history_["nodes_dropped"]`` counts them). The
         default is reached only by searches without a time limit or with a
-        long one (about 2 million open queries); the fixed arrays of a
+        long one (2,000 x 30 noise, 255 bins, no length limit: the state
+        grows by 1-2 MiB per second of search); the fixed arrays of a
         search (each proposition's extent as a bitset: propositions x
         atoms / 8 bytes, 190 MB on 10^5 distinct rows of 30 columns of 255
         bins) come on top.

@@ -378,7 +378,8 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limi
     memory_limit : float > 0 or None
         Most mebibytes of the search's growing pools (see
         :class:`OrthogonalLearner`); the search stops, as at ``max_nodes``,
-        before an expansion that could take them past it.
+        before an expansion or the record of a popped query that could take
+        them past it.
 
     Returns
     -------
@@ -536,11 +537,10 @@ class OrthogonalLearner:
         bytes per atom), its channel histograms (8 bytes per bin, channel
         and column) and its sorted refinements, plus the queue and the
         table of extents seen. None: no cap. The search stops, as at
-        ``max_nodes``, before an expansion that could take them past it
-        (counting the root's rows and every refinement generated so far as
-        if popped), and returns the best query found
-        (``history_["memory_exhausted"]``). Within ``max_nodes=300`` the
-        default is reached only on wide tables of very many distinct rows.
+        ``max_nodes``, before an expansion (counted with the root's rows
+        and every refinement a node can have) or the record of a popped
+        query that could take them past it, and returns the best query
+        found (``history_["memory_exhausted"]``).
 
     Raises
     ------
