@@ -61,6 +61,22 @@ def test_basis_stays_orthonormal_over_50_rules(weighted):
     np.testing.assert_array_less(np.abs(O.T @ (s[:, None] * O) - np.eye(O.shape[1])).max(), 1e-10)
 
 
+def test_basis_is_orthonormal_to_rounding_on_nested_extents():
+    # Nested extents one row apart are nearly parallel: one Gram-Schmidt pass
+    # leaves errors of kappa^2 u (about 1e-11 here); the second pass brings
+    # them to the order of u ("twice is enough", Giraud et al. 2005).
+    rng = np.random.default_rng(1)
+    n = 2000
+    s = rng.choice([0.5, 1.0, 3.0], size=n)
+    basis = OrthogonalBasis(s, 50)
+    for t in range(50):
+        q = np.zeros(n)
+        q[: n - 1 - t] = 1.0
+        basis.add(q)
+    O = basis.O
+    assert np.abs(O.T @ (s[:, None] * O) - np.eye(O.shape[1])).max() < 1e-13
+
+
 def test_basis_skips_redundant_queries_and_projects():
     s = np.ones(6)
     basis = OrthogonalBasis(s, 3)
