@@ -157,7 +157,7 @@ def test_memory_limit_is_validated(value):
 
 def test_memory_limit_defaults():
     assert OptimalLearner().memory_limit == 256
-    assert OrthogonalLearner().memory_limit == 256
+    assert OrthogonalLearner().memory_limit == 1024
     assert OptimalLearner(memory_limit=None).memory_limit is None
     with pytest.raises(ValueError, match="memory_limit"):
         optimal_search(_noise_problem(n=20), memory_limit=0)
