@@ -281,3 +281,35 @@ def test_implied_by_node_matches_the_condition_masks(problem, data):
     for p in range(len(pf)):
         mask = naive.condition_mask(X, pf[p], pop[p], pb[p], problem.n_bins)
         assert implied[p] == mask[rows].all(), p
+
+
+@settings(max_examples=80, deadline=None)
+@given(problem=binned_problems(max_rows=20, max_features=3), data=st.data())
+def test_critical_index_is_the_first_new_implied_proposition(problem, data):
+    # crt(q p_a) = min {j < a : p_j in clo(q p_a), p_j not in clo(q)}, or a
+    # (Boley et al. 2021, Section 3.2), with clo the propositions an extent
+    # lies inside; here from the condition masks, without a length limit.
+    from rulebook import _bnb_extents as extents
+    from rulebook.proposition_space import _PropositionSpace
+
+    space = _PropositionSpace.of(problem)
+    pf, pop, pb = space.feature, space.op, space.bin
+    assume(len(pf) > 0)
+    X, n_bins = problem.X_binned, problem.n_bins
+    masks = [naive.condition_mask(X, pf[p], pop[p], pb[p], n_bins) for p in range(len(pf))]
+    q_rows = np.array(data.draw(st.lists(st.sampled_from(list(problem.rows)), min_size=1,
+                                         unique=True)), dtype=np.intp)
+    a = data.draw(st.integers(0, len(pf) - 1))
+    child = q_rows[masks[a][q_rows]]
+    assume(len(child) > 0)
+    closure_q = np.array([mask[q_rows].all() for mask in masks])
+    expected = next((j for j in range(a) if masks[j][child].all() and not closure_q[j]), a)
+
+    words = (len(pf) + 63) // 64
+    ones = np.full(words, np.iinfo(np.uint64).max, dtype=np.uint64)
+    counts = np.zeros((X.shape[1], int(n_bins.max()) + 1), dtype=np.int64)
+    lo_hi = np.zeros((X.shape[1], 2), dtype=np.int64)
+    stamps = np.zeros(X.shape[1], dtype=np.int64)
+    got = extents._critical_index(X, child, len(child), a, n_bins, pf, pop, pb, closure_q,
+                                  counts, lo_hi, 1, stamps, ones, ones)
+    assert got == expected
