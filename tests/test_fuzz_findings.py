@@ -74,3 +74,15 @@ def test_sample_weights_too_large_for_float64_sums_are_refused_naming_them(learn
         RuleBoostingRegressor(n_rules=1, learner=learner, verbose=0).fit(X, y, sample_weight=weights)
     RuleBoostingRegressor(n_rules=1, learner=learner, verbose=0).fit(
         X, y, sample_weight=np.minimum(weights, 1e20))  # at the bound: fits
+
+
+def test_rulefit_on_a_constant_target_saves_a_file_that_loads():
+    # A constant target gives alpha_ = 0.0 (nothing to regularise); the
+    # schema refused it ("exclusiveMinimum"), so to_json wrote a file that
+    # load_model rejected.
+    from rulebook import RuleFitRegressor, load_model
+
+    X = pd.DataFrame({"a": np.arange(40.0) % 5})
+    model = RuleFitRegressor(2, n_estimators=5, random_state=0).fit(X, np.zeros(40))
+    assert model.alpha_ == 0.0
+    np.testing.assert_array_equal(load_model(model.to_json()).predict(X), model.predict(X))
