@@ -49,7 +49,8 @@ def reads_by_name(ensemble, X):
     ValueError
         A DataFrame that lacks some of the columns the rules use, when
         it is to be read by name (``by_name=True``, or some of them present):
-        the error names the missing columns.
+        the error names the missing columns. A DataFrame with two or more
+        columns of a name the rules use: the error names them.
     """
     if not isinstance(X, pd.DataFrame):
         return False
@@ -57,6 +58,12 @@ def reads_by_name(ensemble, X):
     present = set(X.columns)
     missing = [name for name in used if name not in present]
     if not missing:
+        # A rule's column must be one column: X[name] of a repeated label is
+        # a frame, and picking one of them would be a guess.
+        repeated = [name for name in used if X.columns.get_indexer_for([name]).size > 1]
+        if repeated:
+            raise ValueError(f"X has more than one column named {_labels(repeated)}, which the "
+                             "rules use; give every column a distinct name.")
         return True
     if not ensemble.by_name and len(missing) == len(used):
         return False

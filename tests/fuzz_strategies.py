@@ -641,12 +641,6 @@ def ensemble_property(data):
         return
     check_text(ensemble)
     assert_escaped(ensemble._repr_html_())
-    if not X.columns.is_unique:
-        # Known, reported (issue 26): RuleEnsemble.decision_function on a
-        # frame with a duplicated column name fails with pandas' errors,
-        # not one naming the column (rulebook/_predict.py, _column). The
-        # estimators refuse such frames at fit and predict.
-        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

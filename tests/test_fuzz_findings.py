@@ -86,3 +86,16 @@ def test_rulefit_on_a_constant_target_saves_a_file_that_loads():
     model = RuleFitRegressor(2, n_estimators=5, random_state=0).fit(X, np.zeros(40))
     assert model.alpha_ == 0.0
     np.testing.assert_array_equal(load_model(model.to_json()).predict(X), model.predict(X))
+
+
+def test_ensemble_on_a_frame_with_a_repeated_column_name_names_it():
+    # RuleEnsemble.decision_function failed with pandas' "truth value of an
+    # array is ambiguous" when a rule's column name appeared twice.
+    from rulebook import Proposition, Query, Rule, RuleEnsemble
+
+    ensemble = RuleEnsemble(0.0, (Rule(Query((Proposition("a", "<=", 1.0, 0),)), 1.0, None),),
+                            "squared", ("a", "b"))
+    X = pd.DataFrame([[0.0, 2.0, 3.0]], columns=["a", "b", "a"])
+    with pytest.raises(ValueError, match=r"more than one column named \[\'a\'\]"):
+        ensemble.decision_function(X)
+    np.testing.assert_array_equal(ensemble.decision_function(X.iloc[:, :2]), [1.0])
