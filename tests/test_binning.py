@@ -209,3 +209,14 @@ def test_factorize_in_slices_is_pandas_factorize(values, chunk, dtype):
     expected_codes, expected_uniques = pd.factorize(column, use_na_sentinel=True)
     np.testing.assert_array_equal(codes, expected_codes)
     assert list(uniques) == list(expected_uniques)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_every_distinct_value_gets_a_bin_when_they_fit_however_rare(weighted):
+    # With no more distinct values than max_bins, every value is a bin of its
+    # own: equal-frequency cuts would merge the rare ones into a neighbour.
+    x = pd.DataFrame({"x": np.r_[np.zeros(998), 1.0, 2.0]})
+    weights = np.r_[np.full(998, 5.0), 1.0, 1.0] if weighted else None
+    binner, X_binned = _fit(x, weights, max_bins=255)
+    np.testing.assert_array_equal(binner.features_[0].thresholds, [0.0, 1.0])
+    assert np.bincount(X_binned[:, 0]).tolist() == [998, 1, 1]
