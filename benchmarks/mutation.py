@@ -51,12 +51,14 @@ REPO = HERE.parent
 # The core, as the parts the tests are organised by: the modules of each
 # part (its mutants are drawn from all of them together) and its test files.
 PARTS = {
-    "binning": (["binning"], ["tests/test_binning.py"]),
+    "binning": (["binning"], ["tests/test_binning.py", "tests/test_paper_propositions.py",
+                              "tests/test_propositions_option.py"]),
     "losses": (["losses"], ["tests/test_losses.py"]),
     "objectives": (["objectives"], ["tests/test_objectives.py"]),
     "bounds": (["_bound_kernels"], ["tests/test_bounds.py"]),
     "greedy search": (["greedy", "_search_kernels"],
-                      ["tests/test_search_kernels.py", "tests/test_greedy.py"]),
+                      ["tests/test_search_kernels.py", "tests/test_greedy.py",
+                       "tests/test_canonical.py"]),
     "optimal search": (["optimal", "bnb_search", "_bnb_kernels", "_bnb_extents", "_bnb_subtrees",
                         "_bnb_columns", "_bnb_layout"],
                        ["tests/test_optimal.py", "tests/test_subtree_kernels.py"]),
