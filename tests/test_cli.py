@@ -319,7 +319,10 @@ def test_ctrl_c_stops_the_command_with_status_130(tmp_path):
 
     process = subprocess.Popen(
         [sys.executable, "-u", "-m", "rulebook.cli", "fit", "titanic", "--rules", "1000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        # As an interactive Ctrl-C finds it, even when the test run itself
+        # was started with SIGINT ignored (``cmd &`` in a script, nohup).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = ""
         while not line.startswith("learner greedy"):  # printed just before the fit

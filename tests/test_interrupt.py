@@ -120,13 +120,21 @@ def _next_line(lines, timeout, prefix=""):
             return line
 
 
+def _default_sigint():
+    # A test run started in the background by a shell without job control
+    # (``cmd &``, nohup) inherits SIGINT ignored, and so would the child:
+    # Python installs its KeyboardInterrupt handler only where SIGINT is not
+    # ignored. The child gets the disposition of an interactive Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to a subprocess")
 @pytest.mark.parametrize("case", list(CASES))
 def test_sigint_stops_fit_within_a_second(case):
     script = CHILD.format(data=CASES[case], estimator=ESTIMATORS[case])
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     lines = queue.Queue()
     threading.Thread(target=_lines, args=(child.stdout, lines), daemon=True).start()
     try:
