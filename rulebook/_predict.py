@@ -60,7 +60,8 @@ def reads_by_name(ensemble, X):
     if not missing:
         # A rule's column must be one column: X[name] of a repeated label is
         # a frame, and picking one of them would be a guess.
-        repeated = [name for name in used if X.columns.get_indexer_for([name]).size > 1]
+        repeated = [] if X.columns.is_unique else [
+            name for name in used if X.columns.get_indexer_for([name]).size > 1]
         if repeated:
             raise ValueError(f"X has more than one column named {_labels(repeated)}, which the "
                              "rules use; give every column a distinct name.")
