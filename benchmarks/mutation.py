@@ -241,8 +241,10 @@ def write(rows, out):
 
 def main():
     args = parse_args()
-    rng = random.Random(args.seed)
-    plan = {part: enumerate_mutants(part, rng, args.sample) for part in args.parts}
+    # A generator per part, seeded by the part's name: ``--parts X`` draws the
+    # same mutants of X as the full run, so a part can be re-measured alone.
+    plan = {part: enumerate_mutants(part, random.Random(f"{args.seed}:{part}"), args.sample)
+            for part in args.parts}
     rows, lock = [], threading.Lock()
     order = lambda row: (row["part"], row["module"], row["line"])
     with tempfile.TemporaryDirectory(prefix="rulebook-mutation-") as tmp:
