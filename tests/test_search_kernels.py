@@ -167,3 +167,102 @@ def test_scan_honours_the_allowed_mask(problem, seed):
         assert value[j] == best
         if op[j] >= 0:
             assert mask[j, bin_[j], op[j]]
+
+
+# --- query shortening: greedy set cover and redundant propositions ---------
+
+def _naive_greedy_cover(problem, space, inside, max_chosen):
+    """Boley et al. (2021, end of Section 3.2) with masks: among the
+    propositions the extent implies, take the one keeping the fewest rows
+    outside the extent (the first on ties) until none is left; -1 if
+    ``max_chosen`` choices do not get there."""
+    rows = problem.rows
+    masks = [naive.condition_mask(problem.X_binned, *space.condition(p), problem.n_bins)
+             for p in range(len(space))]
+    implied = [p for p in space.searched if masks[p][rows[inside[rows]]].all()]
+    outside = rows[~inside[rows]]
+    chosen = []
+    while len(outside) and len(chosen) < max_chosen and implied:
+        counts = [int(masks[p][outside].sum()) for p in implied]
+        best = implied[int(np.argmin(counts))]  # argmin: the first on ties
+        chosen.append(best)
+        outside = outside[masks[best][outside]]
+    return chosen if len(outside) == 0 else -1
+
+
+def _extent(problem, space, props):
+    mask = np.ones(len(problem.X_binned), bool)
+    for p in props:
+        mask &= naive.condition_mask(problem.X_binned, *space.condition(p), problem.n_bins)
+    return problem.rows[mask[problem.rows]]
+
+
+@st.composite
+def _problems_with_a_query(draw):
+    from rulebook.proposition_space import _PropositionSpace
+
+    problem = draw(binned_problems(max_rows=25))
+    space = _PropositionSpace._build(problem)
+    if len(space) == 0:
+        return problem, space, ()
+    props = draw(st.lists(st.integers(0, len(space) - 1), min_size=1, max_size=4, unique=True))
+    return problem, space, tuple(sorted(props))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_problems_with_a_query(), st.integers(1, 4))
+def test_greedy_cover_matches_a_naive_set_cover_and_keeps_the_extent(case, max_chosen):
+    problem, space, props = case
+    extent = _extent(problem, space, props)
+    inside = np.zeros(len(problem.X_binned), bool)
+    inside[extent] = True
+    chosen = np.full(max_chosen, -7, np.int64)
+    k = kernels.greedy_cover(problem.X_binned, problem.rows, inside, space.feature, space.op,
+                             space.bin, problem.n_bins, space.searched, max_chosen, chosen)
+    expected = _naive_greedy_cover(problem, space, inside, max_chosen)
+    if expected == -1:
+        assert k == -1
+    else:
+        assert chosen[:k].tolist() == expected
+        # A cover of the rows outside the extent by implied propositions: the
+        # chosen query selects exactly the extent.
+        np.testing.assert_array_equal(_extent(problem, space, chosen[:k]), extent)
+
+
+def test_greedy_cover_finds_the_single_proposition_of_a_two_proposition_extent():
+    # x <= 0 and x <= 1 select the rows with x = 0: x <= 0 alone does too.
+    X = np.array([[0], [0], [1], [2], [3]], dtype=np.uint16, order="F")
+    from rulebook.search import SearchProblem
+    from rulebook.proposition_space import _PropositionSpace
+
+    problem = SearchProblem(X, np.array([4]), np.array([False]), np.zeros(5), np.ones(5),
+                            np.ones(5), np.arange(5), 0.0, 0)
+    space = _PropositionSpace._build(problem)
+    le0, le1 = space.numbers([(0, kernels.LE, 0), (0, kernels.LE, 1)])
+    inside = np.array([True, True, False, False, False])
+    chosen = np.empty(1, np.int64)
+    k = kernels.greedy_cover(X, problem.rows, inside, space.feature, space.op, space.bin,
+                             problem.n_bins, space.searched, 1, chosen)
+    assert (k, int(chosen[0])) == (1, le0)
+    keep = np.empty(2, bool)
+    kernels.redundant(X, problem.rows, space.feature, space.op, space.bin, problem.n_bins,
+                      np.array([le0, le1]), 2, keep)
+    assert keep.tolist() == [True, False]  # x <= 1 is implied by x <= 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(_problems_with_a_query())
+def test_redundant_drops_propositions_last_first_while_the_extent_stays(case):
+    problem, space, props = case
+    count = len(_extent(problem, space, props))
+    keep = np.zeros(len(props), bool)
+    kernels.redundant(problem.X_binned, problem.rows, space.feature, space.op, space.bin,
+                      problem.n_bins, np.array(props, np.int64), count, keep)
+    expected = [True] * len(props)
+    for i in reversed(range(len(props))):
+        others = [p for j, p in enumerate(props) if j != i and expected[j]]
+        if len(_extent(problem, space, others)) == count:
+            expected[i] = False
+    assert keep.tolist() == expected
+    kept = [p for p, k in zip(props, keep) if k]
+    np.testing.assert_array_equal(_extent(problem, space, kept), _extent(problem, space, props))
