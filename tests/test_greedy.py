@@ -45,3 +45,22 @@ def test_greedy_result_is_consistent(problem):
     assert result.value >= root - 1e-12
     if problem.max_rule_length:
         assert len({c[0] for c in result.conditions}) <= problem.max_rule_length
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems())
+def test_greedy_effort_is_one_pass_per_step_scoring_every_proposition(problem):
+    """``stats``: one histogram pass per added condition plus the last one that
+    found no improvement (none when one row is left), and every pass scores
+    all propositions of the space, so ``n_refinements`` is the same count
+    per pass and at least the number of propositions."""
+    from rulebook.proposition_space import _PropositionSpace
+
+    result = greedy_search(problem)
+    steps, scored = result.stats["n_steps"], result.stats["n_refinements"]
+    assert steps == len(result.conditions) + (len(result.rows) > 1)
+    if steps == 0:
+        assert scored == 0
+    else:
+        assert scored % steps == 0
+        assert scored // steps >= len(_PropositionSpace._build(problem))
