@@ -65,6 +65,8 @@ N_NODES, N_PRUNED, N_REFINEMENTS, BUDGET_EXHAUSTED, MEMORY_EXHAUSTED, N_STATS = 
 _TIE_FACTOR = 10.0 ** TIE_DIGITS
 # Odd 64-bit constant (2^64 / golden ratio) mixing the extent size into its key.
 _MIX = np.int64(-7046029254386353131)
+# A budget or pool cap that never binds.
+_UNLIMITED = int(np.iinfo(np.int64).max)
 
 
 def _snap(value, code, scale):
@@ -77,30 +79,42 @@ def _snap(value, code, scale):
     return np.rint(value / scale * _TIE_FACTOR) / _TIE_FACTOR * scale
 
 
-def _grow(a, needed):
-    # ``a`` itself, or a copy of it with room for ``needed`` (at least doubled).
+def _grow(a, needed, cap):
+    # ``a`` itself, or a copy of it with room for ``needed``: doubled, but
+    # not past ``cap``, the most the pool can ever need (the node budget's
+    # worth for the per-node pools): doubling a pool of 0.8 MB histograms
+    # per node past the budget reserved memory no search could use.
     if needed <= a.shape[0]:
         return a
-    b = np.empty(max(needed, 2 * a.shape[0]), a.dtype)
+    b = np.empty(_grown(a.shape[0], needed, cap), a.dtype)
     _copy(a, a.shape[0], b, 0)
     return b
 
 
-def _grown(size, needed):
+def _grown(size, needed, cap):
     # The length _grow gives an array of length ``size`` asked for ``needed``.
-    return size if needed <= size else max(needed, 2 * size)
+    return size if needed <= size else max(needed, min(2 * size, cap))
+
+
+def _pool_cap(max_nodes, per_node):
+    # Elements of a per-node pool at the node budget (no overflow: a huge
+    # budget means no cap).
+    if max_nodes > _UNLIMITED // max(per_node, 1):
+        return _UNLIMITED
+    return max_nodes * per_node
 
 
 def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max, heap_size,
-                          ei, hist_pool, row_pool, order_pool, hb, keys, entries):
+                          ei, hist_pool, row_pool, order_pool, hb, keys, entries, max_nodes):
     # Bytes of the pools once one more node is expanded, at their largest:
     # its rows at most the root's m, its refinements at most n_ref_max; the
     # table of seen extents as it is (it grows at pops, ``_next_pop_bytes``).
-    total = _grown(ei.shape[0], n_exp + 1) * (11 * 8 + 8)  # ei row and bound
-    total += _grown(hist_pool.shape[0], (n_exp + 1) * hsize) * 8
-    total += _grown(row_pool.shape[0], n_rows_used + m) * 8
-    total += _grown(order_pool.shape[0], n_order_used + n_ref_max) * 16  # order and value
-    total += _grown(hb.shape[0], heap_size + 1) * 32
+    total = _grown(ei.shape[0], n_exp + 1, max_nodes) * (11 * 8 + 8)  # ei row and bound
+    total += _grown(hist_pool.shape[0], (n_exp + 1) * hsize, _pool_cap(max_nodes, hsize)) * 8
+    total += _grown(row_pool.shape[0], n_rows_used + m, _UNLIMITED) * 8
+    # order and value
+    total += _grown(order_pool.shape[0], n_order_used + n_ref_max, _UNLIMITED) * 16
+    total += _grown(hb.shape[0], heap_size + 1, _UNLIMITED) * 32
     return total + entries.shape[0] * 24 + keys.shape[0] * 16
 
 
@@ -111,7 +125,7 @@ def _next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, hb, 
     total = ei.shape[0] * (11 * 8 + 8) + hist_pool.shape[0] * 8 + row_pool.shape[0] * 8
     total += order_pool.shape[0] * 16 + hb.shape[0] * 32
     slots = keys.shape[0] * (2 if 2 * (n_keys + 1) > keys.shape[0] else 1)
-    return total + _grown(entries.shape[0], n_entries + 1) * 24 + slots * 16
+    return total + _grown(entries.shape[0], n_entries + 1, _UNLIMITED) * 24 + slots * 16
 
 
 def _copy(source, n, target, at):
@@ -240,7 +254,7 @@ def _dominated(seen, entries, n_entries, key, last, cols):
         if entries[i, 0] <= last and entries[i, 1] + (entries[i, 0] != last) <= cols:
             return True, seen, entries, n_entries
         i = entries[i, 2]
-    entries = _grow_table(entries, n_entries + 1)
+    entries = _grow_table(entries, n_entries + 1, _UNLIMITED)
     entries[n_entries, 0], entries[n_entries, 1], entries[n_entries, 2] = last, cols, head
     if head < 0:
         keys[slot] = key
@@ -255,12 +269,12 @@ def _dominated(seen, entries, n_entries, key, last, cols):
 PARENT, FEATURE, OP, BIN, DEPTH, ROWS_AT, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS = range(11)
 
 
-def _grow_table(table, needed):
+def _grow_table(table, needed, cap):
     # As _grow, for a 2-d table (rows). Loops: a 2-d slice assignment costs
     # seconds of compile time.
     if needed <= table.shape[0]:
         return table
-    bigger = np.empty((max(needed, 2 * table.shape[0]), table.shape[1]), table.dtype)
+    bigger = np.empty((_grown(table.shape[0], needed, cap), table.shape[1]), table.dtype)
     for i in range(table.shape[0]):
         for j in range(table.shape[1]):
             bigger[i, j] = table[i, j]
@@ -403,9 +417,9 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 stats[N_NODES] += 1
                 e = n_exp
                 n_exp += 1
-                ei = _grow_table(ei, n_exp)
-                bounds = _grow(bounds, n_exp)
-                hist_pool = _grow(hist_pool, n_exp * hsize)
+                ei = _grow_table(ei, n_exp, max_nodes)
+                bounds = _grow(bounds, n_exp, max_nodes)
+                hist_pool = _grow(hist_pool, n_exp * hsize, _pool_cap(max_nodes, hsize))
                 hist = hist_pool[e * hsize:(e + 1) * hsize].reshape((n_features, width, W.shape[1]))
                 # Tail augmentation: this node and its descendants refine
                 # only on features >= its last one; the others' histograms
@@ -433,10 +447,10 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 n_ref = _refinement_order(values, last, end, width, code, scale, ref_order,
                                           ref_values, scratch_order, scratch_values)
                 stats[N_REFINEMENTS] += n_ref
-                row_pool = _grow(row_pool, n_rows_used + n_kept)
+                row_pool = _grow(row_pool, n_rows_used + n_kept, _UNLIMITED)
                 _copy(kept, n_kept, row_pool, n_rows_used)
-                order_pool = _grow(order_pool, n_order_used + n_ref)
-                value_pool = _grow(value_pool, n_order_used + n_ref)
+                order_pool = _grow(order_pool, n_order_used + n_ref, _UNLIMITED)
+                value_pool = _grow(value_pool, n_order_used + n_ref, _UNLIMITED)
                 _copy(ref_order, n_ref, order_pool, n_order_used)
                 _copy(ref_values, n_ref, value_pool, n_order_used)
                 ei[e, PARENT], ei[e, DEPTH], ei[e, COLS] = parent, depth, cols
@@ -448,8 +462,9 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 n_order_used += n_ref
                 if n_ref > 0:
                     if heap_size == hb.shape[0]:
-                        hb, hv = _grow(hb, heap_size + 1), _grow(hv, heap_size + 1)
-                        hc, he = _grow(hc, heap_size + 1), _grow(he, heap_size + 1)
+                        size = heap_size + 1
+                        hb, hv = _grow(hb, size, _UNLIMITED), _grow(hv, size, _UNLIMITED)
+                        hc, he = _grow(hc, size, _UNLIMITED), _grow(he, size, _UNLIMITED)
                     heap_size = _heap_push(hb, hv, hc, he, heap_size, bnd, ref_values[0],
                                            counter, e)
                     counter += 1
@@ -461,7 +476,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
             break
         if _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used,
                                  n_features * 2 * width, heap_size, ei, hist_pool, row_pool,
-                                 order_pool, hb, seen[0], entries) > max_bytes:
+                                 order_pool, hb, seen[0], entries, max_nodes) > max_bytes:
             stats[BUDGET_EXHAUSTED] = 1
             stats[MEMORY_EXHAUSTED] = 1
             break
@@ -507,6 +522,7 @@ _snap = jit(_snap)
 _copy = jit(_copy)
 _grow = jit(_grow)
 _grown = jit(_grown)
+_pool_cap = jit(_pool_cap)
 _next_expansion_bytes = jit(_next_expansion_bytes)
 _next_pop_bytes = jit(_next_pop_bytes)
 _grow_table = jit(_grow_table)

@@ -542,8 +542,13 @@ class OrthogonalLearner:
         query that could take them past it, and returns the best query
         found (``history_["memory_exhausted"]``). The histograms dominate
         (about 0.8 MB per node on 30 columns of 255 bins late in a fit,
-        whatever the rows), and they grow by doubling: 256 MiB stopped 7 of
-        10 default rounds on breast cancer before ``max_nodes``, 1024 none.
+        whatever the rows); the per-node pools grow by doubling up to
+        ``max_nodes`` nodes, no further. With the default ``max_nodes``
+        even 256 MiB stopped none of the 10 default rounds on breast
+        cancer (569 rows) nor on 10^5 rows x 30 columns; the default
+        leaves room for larger tables and longer budgets. Peak resident
+        memory of a default fit at 10^5 x 30: about 0.9 GiB
+        (``benchmarks/bench_memory.py``).
 
     Raises
     ------

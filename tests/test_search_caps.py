@@ -196,11 +196,14 @@ def test_orthogonal_cap_never_reached_changes_nothing():
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 50), st.integers(1, 4096), st.integers(0, 10**4), st.integers(1, 10**4),
        st.integers(0, 10**5), st.integers(1, 2000), st.integers(0, 60), st.integers(0, 10**5),
-       st.lists(st.integers(1, 5000), min_size=6, max_size=6), st.integers(10, 17))
+       st.lists(st.integers(1, 5000), min_size=6, max_size=6), st.integers(10, 17),
+       st.sampled_from([1, 51, 64, 100, 5000, obnb._UNLIMITED]))
 def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
-                                      heap_size, n_entries, caps, log_slots):
+                                      heap_size, n_entries, caps, log_slots, max_nodes):
     """The compiled projections against growing real arrays with ``_grow``
     and a table with ``_rehash``."""
+    node_cap, hist_cap = max_nodes, obnb._pool_cap(max_nodes, hsize)
+    unlimited = obnb._UNLIMITED
     ei, hist_pool, row_pool, order_pool, hb, entries = (
         np.empty((caps[0], 11), np.int64), np.empty(caps[1]), np.empty(caps[2], np.int64),
         np.empty(caps[3], np.int64), np.empty(caps[4]), np.empty((caps[5], 3), np.int64))
@@ -208,12 +211,12 @@ def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used
     table = len(keys) * 16
     got = obnb._next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
                                      heap_size, ei, hist_pool, row_pool, order_pool, hb, keys,
-                                     entries)
-    expected = (obnb._grow_table(ei, n_exp + 1).shape[0] * 96
-                + obnb._grow(hist_pool, (n_exp + 1) * hsize).nbytes
-                + obnb._grow(row_pool, n_rows_used + m).nbytes
-                + 2 * obnb._grow(order_pool, n_order_used + n_ref_max).nbytes
-                + 4 * obnb._grow(hb, heap_size + 1).nbytes + entries.nbytes + table)
+                                     entries, max_nodes)
+    expected = (obnb._grow_table(ei, n_exp + 1, node_cap).shape[0] * 96
+                + obnb._grow(hist_pool, (n_exp + 1) * hsize, hist_cap).nbytes
+                + obnb._grow(row_pool, n_rows_used + m, unlimited).nbytes
+                + 2 * obnb._grow(order_pool, n_order_used + n_ref_max, unlimited).nbytes
+                + 4 * obnb._grow(hb, heap_size + 1, unlimited).nbytes + entries.nbytes + table)
     assert got == expected
     n_keys = min(n_entries, len(keys) // 2)  # the table is at most half full
     got = obnb._next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, hb, keys,
@@ -221,8 +224,31 @@ def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used
     if 2 * (n_keys + 1) > len(keys):
         table = obnb._rehash(keys, heads)[0].shape[0] * 16
     expected = (ei.shape[0] * 96 + hist_pool.nbytes + row_pool.nbytes + 2 * order_pool.nbytes
-                + 4 * hb.nbytes + obnb._grow_table(entries, n_entries + 1).nbytes + table)
+                + 4 * hb.nbytes + obnb._grow_table(entries, n_entries + 1, unlimited).nbytes + table)
     assert got == expected
+
+
+@pytest.mark.parametrize("size, needed, cap, expected", [
+    (200, 150, 300, 200),       # room enough: the same array
+    (200, 201, 300, 300),       # doubling stops at the cap
+    (200, 201, 10**6, 400),     # below the cap: doubled
+    (200, 350, 300, 350),       # the need wins over the cap
+    (64, 65, 65, 65),
+])
+def test_pools_grow_by_doubling_up_to_their_cap(size, needed, cap, expected):
+    a = np.arange(size, dtype=np.float64)
+    b = obnb._grow(a, needed, cap)
+    assert b.shape == (expected,)
+    assert obnb._grown(size, needed, cap) == expected
+    np.testing.assert_array_equal(b[:size], a)
+    table = obnb._grow_table(np.arange(2 * size).reshape(size, 2), needed, cap)
+    assert table.shape == (expected, 2)
+
+
+def test_pool_cap_is_the_node_budget_and_never_overflows():
+    assert obnb._pool_cap(300, 1000) == 300_000
+    assert obnb._pool_cap(obnb._UNLIMITED, 1000) == obnb._UNLIMITED
+    assert obnb._pool_cap(2**62, 4) == obnb._UNLIMITED
 
 
 def test_orthogonal_learner_reports_the_memory_stop():
