@@ -31,6 +31,14 @@ and isolates (U+202A-U+202E, U+2066-U+2069) and every other character
 ``str.isprintable`` rejects print as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``),
 and so does a backslash inside quotes (``\\\\``).
 
+Numbers in conditions (thresholds, numeric categories) print exactly, as
+the shortest decimal that reads back as the very float the model compares
+with, without exponent (:func:`rulebook._formatting.format_exact`):
+``x <= 0.30000000000000004`` stays that, so a row is covered by the printed
+rule exactly when the model covers it. rulebook chooses its own thresholds
+short in the first place (:mod:`rulebook.binning`: ``Age <= 19``,
+``x <= 0.0381``); rule weights, which are not conditions, print rounded.
+
 The *length* of a query is its number of conditions in this form, that is
 the number of columns it constrains; rule complexity (Yang et al. 2024,
 Section 2) counts these conditions.
@@ -45,7 +53,7 @@ import keyword
 import math
 import re
 
-from ._formatting import format_number
+from ._formatting import format_exact
 
 LOWER = (">", ">=")
 UPPER = ("<=", "<")
@@ -214,7 +222,7 @@ def format_category(value):
     ('3', '"say \\\\"hi\\\\""')
     """
     if not isinstance(value, str):
-        return escape_unsafe(format_number(value) if not isinstance(value, bool) else str(value))
+        return escape_unsafe(format_exact(value) if not isinstance(value, bool) else str(value))
     if _BARE.match(value) and value.lower() not in _KEYWORDS:
         return value
     return '"' + escape_unsafe(value.replace("\\", "\\\\").replace('"', '\\"')) + '"'
@@ -245,8 +253,8 @@ def format_condition(group):
     name = format_feature(first.feature)
     if first.is_numeric and len(group) == 2 and group[0].operator in LOWER and group[1].operator in UPPER:
         low_op = "<" if group[0].operator == ">" else "<="
-        return (f"{format_number(group[0].value)} {low_op} {name} "
-                f"{group[1].operator} {format_number(group[1].value)}")
+        return (f"{format_exact(group[0].value)} {low_op} {name} "
+                f"{group[1].operator} {format_exact(group[1].value)}")
     if not first.is_numeric and len(group) > 1 and all(p.operator == "!=" for p in group):
         values = ", ".join(format_category(p.value) for p in group)
         return f"{name} not in {{{values}}}"
@@ -257,5 +265,5 @@ def format_proposition(proposition):
     """One proposition as text: ``Age <= 19``, ``Sex == male``, `` `High Temp (F)` > 70 ``."""
     name = format_feature(proposition.feature)
     if proposition.is_numeric:
-        return f"{name} {proposition.operator} {escape_unsafe(format_number(proposition.value))}"
+        return f"{name} {proposition.operator} {escape_unsafe(format_exact(proposition.value))}"
     return f"{name} {proposition.operator} {format_category(proposition.value)}"

@@ -4,11 +4,18 @@ As in scikit-learn's histogram gradient boosting, training works on small
 integer bin codes, and a fitted model speaks only of real values, so that
 prediction needs no binning state.
 
-* Numeric columns: bin ``k`` holds the values in ``(t[k-1], t[k]]`` where
-  the cut points ``t`` are values that occur in the data (so a printed rule
-  ``Age <= 19`` names a real age). They are equal-frequency (weighted)
-  quantiles when the column has more distinct values than ``max_bins``,
-  every distinct value when ``max_bins=None``, or the user's cut points.
+* Numeric columns: bin ``k`` holds the values in ``(t[k-1], t[k]]``. The
+  bins end at values of the data: equal-frequency (weighted) quantiles when
+  the column has more distinct values than ``max_bins``, every distinct
+  value when ``max_bins=None``. The threshold ``t[k]`` of a bin that ends
+  at the value ``v`` is the shortest decimal number in ``[v, w)``, ``w``
+  the column's next larger value (:func:`rulebook._formatting.shortest_between`):
+  ages 19 and 20 give ``Age <= 19``, values 0.038075906 and 0.0381234 give
+  ``x <= 0.0381``. No value of the column lies in ``(v, t]``, so every
+  training row falls in the bin it would with ``t = v``, and a printed
+  rule, which names its threshold exactly, is both short and the model's
+  own condition. The user's ``cut_points`` (and so
+  :func:`paper_cut_points`) are thresholds as given.
 * Nominal columns (object, string, categorical, bool): one bin per observed
   category, in sorted order; at most ``max_categories`` of them.
 * Column hygiene: an object or string column whose non-blank cells all hold
@@ -38,6 +45,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from ._config import X_BINNED_DTYPE
+from ._formatting import shortest_between_arrays
 from ._validation import (
     user_stacklevel,
     _ID_MIN_ROWS,
@@ -68,7 +76,9 @@ class FeatureBins:
         Column position in the training data.
     kind : {"numeric", "nominal"}
     thresholds : ndarray of float64, shape (n_bins - 1,)
-        Numeric only: upper edges of bins ``0 .. n_bins - 2``.
+        Numeric only: upper edges of bins ``0 .. n_bins - 2`` (the user's
+        cut points, or the shortest decimals in gaps between the data's
+        values, see the module docstring).
     categories : tuple
         Nominal only: the category of each bin.
     """
@@ -151,15 +161,15 @@ class Binner:
         numeric = [j for j, kind in enumerate(kinds) if kind == NUMERIC]
         block = numeric_block(frame, numeric)
         column_of = {j: k for k, j in enumerate(numeric)}
+        chosen = _readable_cuts({
+            j: _equal_frequency_cuts(block[:, column_of[j]], sample_weight, active, self.max_bins)
+            for j in numeric if str(frame.columns[j]) not in cut_points})
         features = []
         for j, name in enumerate(frame.columns):
             label = str(name)
             if kinds[j] == NUMERIC:
                 values = block[:, column_of[j]]
-                if label in cut_points:
-                    thresholds = cut_points[label]
-                else:
-                    thresholds = _equal_frequency_cuts(values, sample_weight, active, self.max_bins)
+                thresholds = cut_points[label] if label in cut_points else chosen[j]
                 if integer[j] or j in parsed:
                     _warn_if_row_identifier(label, values)
                 feature = FeatureBins(label, j, NUMERIC, thresholds, ())
@@ -313,20 +323,23 @@ def _check_cut_points(cut_points, frame):
 
 
 def _equal_frequency_cuts(values, sample_weight, active, max_bins):
-    """Cut points that are data values and split the weight about evenly."""
-    keep = active & ~np.isnan(values)
-    present, weights = values[keep], sample_weight[keep]
-    # One sort gives the distinct values and, by run lengths, their weights
-    # (argsort only when the weights differ: a plain sort is cheaper).
-    if len(present) and np.all(weights == weights[0]):
-        ordered, ordered_weights = np.sort(present), None
-    else:
-        order = np.argsort(present, kind="stable")
-        ordered, ordered_weights = present[order], weights[order]
+    """Data values to cut after, splitting the weight about evenly.
+
+    Returns
+    -------
+    cuts : ndarray of float64
+        Values ``v`` of the column (rows of positive weight): bin edges.
+    following : ndarray of float64, same shape
+        Each cut's next larger value in the column, rows of zero weight
+        included: a threshold in ``[v, following)`` bins every row alike.
+    """
+    present = ~np.isnan(values)
+    keep = active & present
+    ordered, ordered_weights = _sorted_with_weights(values[keep], sample_weight[keep])
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.empty(0, np.intp)
     distinct = ordered[starts]
     if len(distinct) <= 1:
-        return np.empty(0)
+        return np.empty(0), np.empty(0)
     if max_bins is None or len(distinct) <= max_bins:
         # The largest value is no cut point: ``x > max`` would be empty.
         if len(distinct) - 1 > 65534:
@@ -334,15 +347,58 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
                 f"a column has {len(distinct)} distinct values, more than 65535 bins; "
                 "set max_bins to an int."
             )
-        return distinct[:-1]
-    if ordered_weights is None:
-        weight = np.diff(np.r_[starts, len(ordered)]).astype(np.float64)
+        cut = np.arange(len(distinct) - 1)
     else:
-        weight = np.add.reduceat(ordered_weights, starts)
-    cumulative = np.cumsum(weight) / weight.sum()
-    targets = np.arange(1, max_bins) / max_bins
-    cut = np.unique(np.searchsorted(cumulative, targets, side="left"))
-    return distinct[cut[cut < len(distinct) - 1]]
+        if ordered_weights is None:
+            weight = np.diff(np.r_[starts, len(ordered)]).astype(np.float64)
+        else:
+            weight = np.add.reduceat(ordered_weights, starts)
+        cumulative = np.cumsum(weight) / weight.sum()
+        targets = np.arange(1, max_bins) / max_bins
+        cut = np.unique(np.searchsorted(cumulative, targets, side="left"))
+        cut = cut[cut < len(distinct) - 1]
+    if np.array_equal(keep, present):
+        return distinct[cut], distinct[cut + 1]
+    every = np.unique(values[present])  # rows of zero weight hold values too
+    return distinct[cut], every[np.searchsorted(every, distinct[cut], side="right")]
+
+
+def _sorted_with_weights(present, weights):
+    """``present`` sorted, and its weights in that order (None when all equal)."""
+    # One sort gives the distinct values and, by run lengths, their weights
+    # (argsort only when the weights differ: a plain sort is cheaper).
+    if len(present) and np.all(weights == weights[0]):
+        return np.sort(present), None
+    order = np.argsort(present, kind="stable")
+    return present[order], weights[order]
+
+
+def _readable_cuts(cuts):
+    """The thresholds of rulebook's own cut points: the shortest decimal in each gap.
+
+    Parameters
+    ----------
+    cuts : dict of {int: (ndarray, ndarray)}
+        Per column, the data values cut after and the next larger values
+        (:func:`_equal_frequency_cuts`).
+
+    Returns
+    -------
+    dict of {int: ndarray of float64}
+        Per column, for each cut ``v`` with next value ``w``, the shortest
+        decimal ``t`` with ``v <= t < w``
+        (:func:`rulebook._formatting.shortest_between`): no value of the
+        column lies in ``(v, t]``, so every row is binned as with ``v``,
+        and the rule prints ``t`` exactly in few digits. One call for all
+        columns.
+    """
+    if not cuts:
+        return {}
+    lower = np.concatenate([low for low, _ in cuts.values()])
+    upper = np.concatenate([high for _, high in cuts.values()])
+    chosen = np.split(shortest_between_arrays(lower, upper),
+                      np.cumsum([len(low) for low, _ in cuts.values()])[:-1])
+    return dict(zip(cuts, chosen))
 
 
 def _bin_numeric(values, thresholds):

@@ -1,11 +1,16 @@
-"""Binning: cut points are data values, missing values get their own bin."""
+"""Binning: cut points in the gaps between data values, printed short; missing
+values get their own bin."""
+
+import math
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
-from rulebook.binning import EQ, GT, LE, NE, Binner
+from rulebook._formatting import format_exact, shortest_between, shortest_between_arrays
+from rulebook.binning import EQ, GT, LE, NE, Binner, _bin_numeric, _equal_frequency_cuts
 
 
 def _fit(frame, weights=None, **kwargs):
@@ -25,9 +30,12 @@ def test_numeric_bins_agree_with_threshold_semantics(values, max_bins):
     binner, X_binned = _fit(pd.DataFrame({"x": x}), max_bins=max_bins)
     spec = binner.features_[0]
     t = spec.thresholds
-    # Cut points are values of the data, strictly increasing, below the maximum.
+    # Each threshold is in a gap [v, next v) of the data, strictly
+    # increasing, below the maximum.
     present = x.dropna().to_numpy()
-    assert set(t) <= set(present)
+    distinct = np.unique(present)
+    below = np.searchsorted(distinct, t, side="right") - 1
+    assert np.all(below >= 0) and np.all(t < distinct[np.minimum(below + 1, len(distinct) - 1)])
     assert np.all(np.diff(t) > 0)
     if len(present):
         assert len(t) == 0 or t[-1] < present.max()
@@ -220,3 +228,150 @@ def test_every_distinct_value_gets_a_bin_when_they_fit_however_rare(weighted):
     binner, X_binned = _fit(x, weights, max_bins=255)
     np.testing.assert_array_equal(binner.features_[0].thresholds, [0.0, 1.0])
     assert np.bincount(X_binned[:, 0]).tolist() == [998, 1, 1]
+
+
+# -- thresholds: the shortest decimal in each gap --------------------------------------
+def _shortness(t):
+    """What "shortest" orders by: printed length, significant digits, distance to zero."""
+    text = format_exact(t)
+    return len(text), len(text.lstrip("-").replace(".", "").strip("0")), abs(t)
+
+
+def _decimals_in_gap(low, high, digits):
+    """Every decimal of at most ``digits`` significant digits that reads as a
+    float in ``[low, high)`` (brute force over the powers of ten around the
+    bounds)."""
+    found = [0.0] if low <= 0.0 < high else []
+    finite = [abs(b) for b in (low, high) if math.isfinite(b) and b != 0.0]
+    if not finite:
+        return found
+    tops = [math.floor(math.log10(b)) for b in finite]
+    # Down to 10**0 at least: a gap that reaches zero has short numbers near it.
+    for e in range(min(tops + [0]) - digits - 1, max(tops) + 3):
+        # m * 10**e for |m| < 10**digits, near the gap: exact with Decimal.
+        ends = [math.floor(Decimal(b).scaleb(-e)) if math.isfinite(b) else int(math.copysign(10**digits, b))
+                for b in (low, high)]
+        first = max(ends[0] - 1, -(10**digits) + 1)
+        last = min(ends[1] + 1, 10**digits - 1)
+        for m in range(first, last + 1):
+            value = float(f"{m}e{e}")
+            if low <= value < high:
+                found.append(value)
+    return found
+
+
+_MAGNITUDES = st.one_of(
+    st.floats(-1e6, 1e6, allow_nan=False), st.integers(-(2**63), 2**63).map(float),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.builds(lambda m, e: m * 10.0**e, st.integers(-999, 999), st.integers(-30, 30)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MAGNITUDES, st.one_of(_MAGNITUDES, st.integers(1, 40)), st.integers(1, 3))
+def test_shortest_between_is_the_shortest_decimal_in_the_gap(low, upper, digits):
+    """In the gap, and no decimal of 1 to 3 significant digits in the gap is
+    shorter (printed length, then significant digits, then nearer zero)."""
+    # upper: a value, or a number of floats above low (the narrowest gaps)
+    high = upper if isinstance(upper, float) else float(np.nextafter(low, np.inf) if upper == 1
+                                                        else low + upper * np.spacing(low))
+    low, high = min(low, high), max(low, high)
+    assume(low < high)
+    t = shortest_between(low, high)
+    assert low <= t < high
+    assert float(format_exact(t)) == t
+    if max(abs(low), abs(high)) < 1e40 and (low == 0 or abs(low) > 1e-40):
+        candidates = _decimals_in_gap(low, high, digits)
+        best = min(candidates, key=_shortness, default=None)
+        if best is not None:
+            assert _shortness(t) <= _shortness(best), (t, best)
+            if _shortness(t)[1] <= digits:
+                assert t == best
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    (19.0, 20.0, 19.0), (19.0, 25.0, 20.0), (0.038075906, 0.0381234, 0.0381),
+    (95.0, 105.0, 95.0), (15.0, 300.0, 20.0), (0.95, 1.05, 1.0), (-20.0, -19.0, -20.0),
+    (-0.5, 3.0, 0.0), (-1.0, 0.0, -1.0), (0.0, 1.0, 0.0), (2.0**53, 2.0**53 + 4, 2.0**53),
+    (1e300, 2e300, 1e300), (5e-324, 1e-323, 5e-324), (1.7976931348623157e308, math.inf, 1.7976931348623157e308),
+    (-math.inf, -5.0, -6.0), (-math.inf, -1.7976931348623157e308, -math.inf),
+    (float(np.float32(0.1)), float(np.float32(0.2)), 0.2),
+])
+def test_shortest_between_examples(low, high, expected):
+    assert shortest_between(low, high) == expected
+    assert shortest_between_arrays(np.array([low]), np.array([high]))[0] == expected
+
+
+_EDGES = st.sampled_from([0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1.7976931348623157e308,
+                          -1.7976931348623157e308, math.inf, -math.inf, 2.0**53, 1e22, 1e-22])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_MAGNITUDES, _EDGES), min_size=2, max_size=30), st.booleans())
+def test_shortest_between_arrays_is_the_scalar_one(values, spread):
+    """The vectorised path (exact powers of ten) gives the scalar numbers,
+    its fallbacks included: huge, tiny, infinite, negative and 1-ulp gaps."""
+    x = np.unique(np.asarray(values, dtype=np.float64))
+    if spread:  # gaps of one float
+        with np.errstate(over="ignore"):
+            x = np.unique(np.r_[x, np.nextafter(x[np.isfinite(x)], np.inf)])
+    low, high = x[:-1], x[1:]
+    assume(len(low))
+    got = shortest_between_arrays(low, high)
+    expected = [shortest_between(a, b) for a, b in zip(low.tolist(), high.tolist())]
+    np.testing.assert_array_equal(got, expected)
+
+
+def _column(kind, values):
+    if kind == "float32":
+        return pd.Series(np.asarray(values, dtype=np.float32))
+    if kind == "int64":
+        return pd.Series(np.asarray([int(v) for v in values], dtype=np.int64))
+    return pd.Series(np.asarray(values, dtype=np.float64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["float64", "float32", "int64"]), st.data(),
+       st.sampled_from([2, 3, 8, 255, None]), st.booleans())
+def test_thresholds_bin_the_training_rows_as_the_data_values_did(kind, data, max_bins, zeros):
+    """The threshold of each cut is the shortest decimal in [v, w) (v the
+    data value the cut was, w the next value, rows of zero weight
+    included), and every training row's bin is the one ``v`` gave:
+    negative, huge and tiny values, float32, int64 beyond 2**53. The
+    propositions select those rows on the frame as given (float32 and int64
+    compared as float64, as prediction does)."""
+    pools = {"float64": st.one_of(_MAGNITUDES, st.integers(-5, 5).map(float)),
+             "float32": st.floats(-1e6, 1e6, width=32, allow_nan=False),
+             "int64": st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-5, 5))}
+    values = data.draw(st.lists(pools[kind], min_size=1, max_size=40))
+    column = _column(kind, values)
+    weights = np.ones(len(column))
+    if zeros:
+        weights[::3] = 0.0
+    frame = pd.DataFrame({"x": column})
+    binner, X_binned = _fit(frame, weights, max_bins=max_bins)
+    x = column.to_numpy(dtype=np.float64)
+    cuts, _ = _equal_frequency_cuts(x, weights, weights > 0, max_bins)
+    thresholds = binner.features_[0].thresholds
+    assert len(thresholds) == len(cuts)
+    np.testing.assert_array_equal(X_binned[:, 0], _bin_numeric(x, cuts))
+    every = np.unique(x)
+    following = every[np.searchsorted(every, cuts, side="right")]
+    expected = [shortest_between(v, w) for v, w in zip(cuts.tolist(), following.tolist())]
+    np.testing.assert_array_equal(thresholds, expected)
+    codes = X_binned[:, 0].astype(int)
+    for k in range(len(thresholds)):
+        np.testing.assert_array_equal(binner.proposition(0, LE, k).evaluate(frame), codes <= k)
+
+
+def test_thresholds_read_short_and_user_cut_points_stay_as_given():
+    frame = pd.DataFrame({"age": [19.0, 20.0, 25.0, 40.0], "r": [0.038075906, 0.0381234, 0.5, 0.9],
+                          "one": [3.0] * 4})
+    binner, _ = _fit(frame, max_bins=None)
+    assert binner.features_[0].thresholds.tolist() == [19.0, 20.0, 30.0]
+    assert binner.features_[1].thresholds.tolist() == [0.0381, 0.1, 0.5]
+    assert binner.features_[2].thresholds.tolist() == []  # one distinct value: no cut
+    assert str(binner.proposition(1, LE, 0)) == "r <= 0.0381"
+    given, _ = _fit(frame, cut_points={"r": [0.038075906]})
+    assert given.features_[1].thresholds.tolist() == [0.038075906]
+    assert str(given.proposition(1, LE, 0)) == "r <= 0.038075906"
