@@ -61,7 +61,10 @@ PARTS = {
                        "tests/test_canonical.py"]),
     "optimal search": (["optimal", "bnb_search", "_bnb_kernels", "_bnb_extents", "_bnb_subtrees",
                         "_bnb_columns", "_bnb_layout"],
-                       ["tests/test_optimal.py", "tests/test_subtree_kernels.py"]),
+                       # test_bounds.py checks _bnb_extents' fused child evaluation,
+                       # implications and critical indices against their definitions.
+                       ["tests/test_optimal.py", "tests/test_subtree_kernels.py",
+                        "tests/test_bounds.py"]),
     "orthogonal search": (["orthogonal", "_orthogonal_kernels", "_orthogonal_bnb_kernels"],
                           ["tests/test_orthogonal.py", "tests/test_orthogonal_bnb.py"]),
     "boosting": (["boosting", "search"], ["tests/test_estimators.py", "tests/test_corrective.py"]),
@@ -84,6 +87,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("losses", "p = np.clip(_weighted_mean(y > 0, sample_weight), 1e-12, 1 - 1e-12)",
      "core/NumberReplacer"):
         "the logistic loss holds labels as -1/+1: y > 0 and y > -1 select the same rows",
+    ("_bound_kernels", "rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0", "core/NumberReplacer"):
+        "cp starts the weight of the h == 0 rows of g > 0 that each singleton set adds its "
+        "row's weight c[r] to; the second-order objective reads C only as C > 0, and every "
+        "row a search holds has c[r] > 0 (the loop keeps rows of positive weight only), so "
+        "cp + c[r] > 0 from any start >= 0",
 }
 
 

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebook import _bnb_kernels as bnb
+from rulebook._search_kernels import GT, LE
 from rulebook.optimal import ratio_order
 
 import naive
@@ -217,3 +218,54 @@ def test_superset_sums_are_sums_over_supersets(n_list, seed):
     out = z.copy()
     bnb._superset_sums(out, n_list)
     np.testing.assert_array_equal(out, expected.reshape(-1))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 9), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2]),
+       st.sampled_from([0.0, 0.5, 3.0]), st.booleans(), st.data())
+def test_best_interval_is_the_best_of_every_interval_of_the_column(nb, seed, code, reg_lambda,
+                                                                    integer, data):
+    """``_best_interval`` (the convex hull of prefix sums, under a length
+    limit) against every ``x <= t``, ``x > s`` and ``s < x <= t`` of the
+    column's entries. Each bin holds 0 to 3 rows; integer gradients make
+    ties and collinear hull points exact."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, 4, nb)
+    if integer:
+        g = np.array([rng.integers(-4, 5, k).sum() for k in rows], float)
+    else:
+        g = np.array([rng.normal(size=k).sum() for k in rows])
+    h = np.array([rng.integers(1, 4, k).sum() for k in rows], float)
+    sums = np.array([g, h, rows.astype(float)])
+    # The column's propositions in list order: <= by ascending t, then > by
+    # descending s; the entries are a subset of them, in that order.
+    props = [(0, t) for t in range(nb - 1)] + [(1, s) for s in range(nb - 2, -1, -1)]
+    keep = data.draw(st.lists(st.booleans(), min_size=len(props), max_size=len(props)))
+    entries = np.array([i for i, k in enumerate(keep) if k], np.int64)
+    if len(entries) == 0:
+        return
+    pop = np.array([LE if op == 0 else GT for op, _ in props], np.int64)
+    pb = np.array([k for _, k in props], np.int64)
+    n_total = float(rows.sum()) or 1.0
+
+    def value(lo, hi):  # bins lo..hi-1
+        G, H, C = sums[:, lo:hi].sum(axis=1)
+        return float(naive.objective_value(naive.NAMES[code], G, H, C, n_total, reg_lambda))
+
+    best = -np.inf
+    for i in entries:
+        best = max(best, value(0, pb[i] + 1) if pop[i] == LE else value(pb[i] + 1, nb))
+        for j in entries:
+            if pop[i] == LE and pop[j] == GT and pb[j] < pb[i]:
+                best = max(best, value(pb[j] + 1, pb[i] + 1))
+    hull = np.empty((4, nb), np.int64)
+    aug_a = np.arange(len(props), dtype=np.int64)
+    got, first, second = bnb._best_interval(
+        sums.copy(), nb, pop, pb, aug_a, np.full(len(props), np.inf), entries, 0,
+        len(entries), code, n_total, reg_lambda, 1.0, -np.inf, hull)
+    np.testing.assert_allclose(got, best, rtol=1e-12, atol=1e-12)
+    # The returned propositions are an interval of that value.
+    chosen = [first] if second < 0 else [first, second]
+    lo = max([pb[p] + 1 for p in chosen if pop[p] == GT], default=0)
+    hi = min([pb[p] + 1 for p in chosen if pop[p] == LE], default=nb)
+    np.testing.assert_allclose(value(lo, hi), best, rtol=1e-12, atol=1e-12)
