@@ -27,7 +27,13 @@ Setup (Cosmic Ray in an environment of its own; the tests run with
 
 Outputs under ``--out``: ``mutants.csv`` (one row per mutant: part, module,
 operator, line, outcome, seconds, diff) and ``summary.txt`` (the table and
-the survivors), rewritten after every mutant.
+the survivors), rewritten after every mutant. Each part's sample is seeded
+by the part's name, so ``--parts X`` re-measures the same mutants of X (after
+new tests, say), and ``--merge a/mutants.csv b/mutants.csv --out c`` combines
+runs: each part from the last file holding it::
+
+    ~/cr-venv/bin/python benchmarks/mutation.py --merge run1/mutants.csv rerun/mutants.csv \
+        --out merged
 """
 import argparse
 import concurrent.futures
@@ -82,12 +88,15 @@ PARTS = {
 EXCLUDED_OPERATORS = ("core/RemoveDecorator", "core/VariableReplacer", "core/VariableInserter")
 
 # Survivors that no test can kill, keyed by (module, the source line as it
-# reads before the mutation, stripped, operator): why they are equivalent.
+# reads before and after the mutation, stripped): why they are equivalent.
+# The line after, not the operator: one operator makes several mutants of a
+# line (each number of ``a, b = 0.0, 0.0`` in turn), not all equivalent.
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("losses", "p = np.clip(_weighted_mean(y > 0, sample_weight), 1e-12, 1 - 1e-12)",
-     "core/NumberReplacer"):
+     "p = np.clip(_weighted_mean(y > -1, sample_weight), 1e-12, 1 - 1e-12)"):
         "the logistic loss holds labels as -1/+1: y > 0 and y > -1 select the same rows",
-    ("_bound_kernels", "rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0", "core/NumberReplacer"):
+    ("_bound_kernels", "rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0",
+     "rp, rn, cp, cn = 0.0, 0.0, 1.0, 0.0"):
         "cp starts the weight of the h == 0 rows of g > 0 that each singleton set adds its "
         "row's weight c[r] to; the second-order objective reads C only as C > 0, and every "
         "row a search holds has c[r] > 0 (the loop keeps rows of positive weight only), so "
@@ -106,6 +115,10 @@ def parse_args():
     parser.add_argument("--timeout-factor", type=float, default=4.0,
                         help="a run longer than this times the clean run counts as killed")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "mutation")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="CSV",
+                        help="run nothing: merge the mutants.csv of earlier runs (a part's rows "
+                             "from the last file that has the part), re-read EQUIVALENT, and "
+                             "write the merged table and survivors to --out")
     return parser.parse_args()
 
 
@@ -247,8 +260,29 @@ def write(rows, out):
     (out / "summary.txt").write_text(summarise(rows) + "\n")
 
 
+def merge(paths, out):
+    """The rows of several runs' ``mutants.csv``, each part from the last run measuring it."""
+    by_part = {}
+    for path in paths:
+        with open(path, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        parts = {row["part"] for row in rows}
+        by_part.update({part: [row for row in rows if row["part"] == part] for part in parts})
+    rows = []
+    for part in sorted(by_part, key=list(PARTS).index):
+        for row in by_part[part]:
+            row["line"] = int(row["line"])
+            row["equivalent"] = EQUIVALENT.get((row["module"], row["before"], row["after"]), "")
+            rows.append(row)
+    write(rows, out)
+    print(summarise(rows))
+
+
 def main():
     args = parse_args()
+    if args.merge:
+        merge(args.merge, args.out)
+        return
     # A generator per part, seeded by the part's name: ``--parts X`` draws the
     # same mutants of X as the full run, so a part can be re-measured alone.
     plan = {part: enumerate_mutants(part, random.Random(f"{args.seed}:{part}"), args.sample)
@@ -272,7 +306,7 @@ def main():
             if row is None:
                 return
             row.update(part=part, mutants=plan[part][0])
-            row["equivalent"] = EQUIVALENT.get((row["module"], row["before"], row["operator"]), "")
+            row["equivalent"] = EQUIVALENT.get((row["module"], row["before"], row["after"]), "")
             with lock:
                 rows.append(row)
                 write(sorted(rows, key=order), args.out)
