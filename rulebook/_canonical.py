@@ -25,7 +25,8 @@ output (:func:`format_feature`, :func:`format_category`): a column name
 that is not a plain Python identifier prints in backticks, as in
 :meth:`pandas.DataFrame.query` (`` `High Temp (F)` <= 70 ``, `` `0` > 2 ``,
 a backtick inside doubled); a category string that could be misread prints
-in double quotes (``code == "1"`` differs from ``code == 1``); control
+in double quotes (``code == "1"`` differs from ``code == 1``, the string
+``"b'x'"`` from the bytes ``b'x'``); control
 characters (C0 and C1, newline and ESC included), bidirectional overrides
 and isolates (U+202A-U+202E, U+2066-U+2069) and every other character
 ``str.isprintable`` rejects print as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``),
@@ -53,6 +54,8 @@ import keyword
 import math
 import re
 
+import numpy as np
+
 from ._formatting import format_exact
 
 LOWER = (">", ">=")
@@ -61,6 +64,9 @@ UPPER = ("<=", "<")
 # read as a number, an operator, a keyword of the rule text or a set.
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/']*\Z")
 _KEYWORDS = {"and", "or", "not", "in", "true", "false", "nan", "none", "null", "inf"}
+# A word that reads as a Python bytes (or raw) literal, as a bytes category
+# prints: the string "b'x'" must not print as the bytes b"x" do.
+_LITERAL_PREFIX = re.compile(r"[bBrR]{1,2}'")
 _NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -206,9 +212,10 @@ def format_category(value):
     """A category value as it prints in a rule: quoted unless a plain word.
 
     Strings with spaces, operators, quotes or that read as a number, a
-    boolean or a keyword print in double quotes (JSON escapes), so that
-    ``Department == "Research & Development"`` reads as one condition and
-    ``code == "1"`` differs from ``code == 1``. Inside the quotes a
+    boolean, a keyword or a bytes literal print in double quotes (JSON
+    escapes), so that ``Department == "Research & Development"`` reads as
+    one condition, ``code == "1"`` differs from ``code == 1``, and
+    ``code == "b'x'"`` (a string) from ``code == b'x'`` (bytes). Inside the quotes a
     backslash and a double quote print escaped (``\\\\``, ``\\"``), and
     control, bidirectional and invisible characters as escapes
     (:func:`escape_unsafe`). Non-string values (numbers, booleans used as
@@ -220,12 +227,29 @@ def format_category(value):
     ('male', '"Research & Development"', '"1"')
     >>> format_category(3), format_category('say "hi"')
     ('3', '"say \\\\"hi\\\\""')
+    >>> print(format_category("b'x'"), format_category(b"x"))
+    "b'x'" b'x'
     """
     if not isinstance(value, str):
-        return escape_unsafe(format_exact(value) if not isinstance(value, bool) else str(value))
-    if _BARE.match(value) and value.lower() not in _KEYWORDS:
+        return escape_unsafe(_category_number(value))
+    if _BARE.match(value) and value.lower() not in _KEYWORDS and not _LITERAL_PREFIX.match(value):
         return value
     return '"' + escape_unsafe(value.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+
+
+def _category_number(value):
+    """A non-string category's text, read back to a value ``==`` to it.
+
+    ``==`` compares an int and a float exactly, so a float category that
+    holds an integer prints all its digits (``56855586615058144``, not the
+    shorter ``56855586615058140`` that reads as the same float but as
+    another int); other numbers print as :func:`format_exact` does.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return format_exact(value)
 
 
 def format_condition(group):

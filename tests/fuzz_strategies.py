@@ -20,6 +20,7 @@ rows, so that a 300-row frame costs a few draws, not 300 per column.
 
 import ast
 import math
+import numbers
 import re
 import warnings
 from html.parser import HTMLParser
@@ -41,7 +42,6 @@ from rulebook import (
     RuleFitRegressor,
 )
 from rulebook._canonical import escape_unsafe, format_feature
-from rulebook._formatting import format_number
 
 # -- text from the data ---------------------------------------------------------------
 # Markup that must never reach an HTML page raw: a tag with an event handler,
@@ -456,19 +456,26 @@ def read_condition(text):
 
 
 def _same_number(printed, real):
-    """A printed threshold is the real one, or that one rounded to 5 significant digits."""
+    """A printed number reads back as exactly the model's: thresholds and
+    numeric categories print exactly (``rulebook._formatting.format_exact``)."""
     if isinstance(real, float) and math.isnan(real):
         return isinstance(printed, float) and math.isnan(printed)
-    return printed == real or float(printed) == float(format_number(real))
+    if isinstance(real, numbers.Integral) and not isinstance(real, (bool, np.bool_)):
+        return isinstance(printed, int) and printed == int(real)  # every digit
+    return float(printed) == float(real)
 
 
 def check_text(ensemble, X=None):
     """Each rule's printed conditions read back to its propositions.
 
-    Column names and categories must read back exactly; thresholds as
-    printed (5 significant digits, see :func:`_same_number`). Also the
-    conditions, read back, hold on the same rows of ``X``.
+    Column names, categories and thresholds must read back exactly (a
+    threshold as the very float the model compares with, see
+    :func:`_same_number`); and on ``X`` (if given) the rules read back
+    cover the rows the model's rules cover.
     """
+    from rulebook import Proposition, Query, Rule
+
+    rules = []
     for rule in ensemble.rules:
         read = [p for text in rule.query.condition_strings() for p in read_condition(text)]
         real = list(rule.query.propositions)
@@ -480,13 +487,18 @@ def check_text(ensemble, X=None):
                 assert _same_number(value, proposition.value), (value, proposition)
             else:
                 assert _same_category(value, proposition.value), (value, proposition)
+        rules.append(Rule(Query(tuple(Proposition(p.feature, operator, value, p.index)
+                                      for (_, operator, value), p in zip(read, real))), rule.weight))
+    if X is not None and rules:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            covered = ensemble.query_matrix(X)
+            again = RuleEnsemble(ensemble.intercept, tuple(rules), ensemble.loss,
+                                 ensemble.feature_names, ensemble.by_name).query_matrix(X)
+        assert np.array_equal(covered, again), "the printed rules cover other rows"
 
 
 def _same_category(read, real):
-    if isinstance(real, str) and isinstance(read, bytes) and str(read) == real:
-        # Known, reported (issue 26): a str category that reads as a bytes
-        # literal (``"b'x'"``) prints bare, as the bytes ``b"x"`` do.
-        return True
     if isinstance(real, (float, np.floating)) and not isinstance(read, str):
         return _same_number(read, float(real))
     if isinstance(real, (bool, np.bool_)) or isinstance(read, bool):

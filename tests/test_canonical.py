@@ -181,3 +181,48 @@ def test_greedy_and_orthogonal_rules_have_no_redundant_condition(learner):
             not (Query(tuple(q for q in rule.query if q != p)).evaluate(X) != extent).any()
             for p in rule.query)
     assert redundant > 0  # what shortening removes (greedy refinement leaves some)
+
+
+# -- numbers in conditions print exactly --------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["<=", "<", ">", ">="]),
+       st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                 st.floats(-1e3, 1e3, allow_nan=False), st.integers(-(2**64), 2**64)))
+def test_a_printed_threshold_reads_back_as_the_very_number(operator, value):
+    """Text -> parse -> threshold is exact: no rounding, no exponent."""
+    from fuzz_strategies import read_condition
+
+    text = str(Proposition("x", operator, value))
+    assert "e" not in text.removeprefix("x ").lower()
+    [(name, read_operator, read)] = read_condition(text)
+    assert (name, read_operator) == ("x", operator)
+    assert float(read) == float(value) and (not isinstance(value, int) or read == value)
+
+
+def test_thresholds_of_a_fit_print_exactly_and_cover_the_same_rows():
+    """Every threshold of a fitted model on awkward floats reads back as its
+    float, and the rules read back from the text cover the model's rows."""
+    from fuzz_strategies import check_text, read_condition
+
+    from rulebook import RuleBoostingRegressor
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=300) / 7.0, "b": rng.lognormal(10, 4, 300),
+                      "c": -rng.exponential(1e-6, 300)})
+    y = np.sin(X["a"] * 5) + (X["b"] > np.median(X["b"])) + rng.normal(0, 0.1, 300)
+    model = RuleBoostingRegressor(8, verbose=0).fit(X, y)
+    for rule in model.ensemble_:
+        read = [p for text in rule.query.condition_strings() for p in read_condition(text)]
+        assert [float(value) for _, _, value in read] == [p.value for p in rule.query]
+    check_text(model.ensemble_, X)
+
+
+@pytest.mark.parametrize("value", [56855586615058144.0, 2.0**53 + 2, 1e23, -7.0, 0.1, 2.5])
+def test_a_float_category_reads_back_equal(value):
+    """``==`` compares int and float exactly: an integral float category
+    prints all its digits (its shortest repr, ``56855586615058140``, reads
+    back as another int)."""
+    from fuzz_strategies import read_condition
+
+    [(_, _, read)] = read_condition(str(Proposition("c", "==", value)))
+    assert read == value

@@ -99,3 +99,27 @@ def test_ensemble_on_a_frame_with_a_repeated_column_name_names_it():
     with pytest.raises(ValueError, match=r"more than one column named \[\'a\'\]"):
         ensemble.decision_function(X)
     np.testing.assert_array_equal(ensemble.decision_function(X.iloc[:, :2]), [1.0])
+
+
+# -- 4. a string category that reads as a bytes literal ------------------------------
+@pytest.mark.parametrize("value", ["b'x'", "B'x'", "rb'x'", "b'1'"])
+def test_a_string_that_reads_as_bytes_prints_apart_from_bytes(value):
+    # The string "b'x'" printed bare, exactly as the bytes b"x" do: two
+    # categories, one text (the fuzz suite's text check excluded the case).
+    import ast
+
+    from fuzz_strategies import read_condition
+
+    from rulebook import Proposition
+
+    text = str(Proposition("c", "==", value))
+    word = text.removeprefix("c == ")
+    if not word.startswith('"'):  # printed bare: it must not read as another literal
+        try:
+            literal = ast.literal_eval(word)
+        except (ValueError, SyntaxError):
+            literal = word
+        assert type(literal) is str, text
+    assert text != str(Proposition("c", "==", b"x"))
+    assert read_condition(text) == [("c", "==", value)]
+    assert read_condition(str(Proposition("c", "==", b"x"))) == [("c", "==", b"x")]
