@@ -151,6 +151,8 @@ class _Columns:
                                                       hull, prefix, np.inf)
                 members[:nb] = False
                 members[lo: hi + 1] = True
+            if not members[:nb].any():  # no condition has a number (NaN statistics)
+                continue
             values[f] = value
             if value > best:
                 best, query = value, _conditions(f, self.nominal[f], nb, members)
@@ -319,7 +321,12 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     if seed is not None:
         candidates.append((float(seed[0]), list(seed[1])))
     candidates.append((value, query))
-    value, query = max(candidates, key=lambda found: found[0])  # the first on ties
+    # The first on ties. A NaN value (from NaN statistics) is never chosen:
+    # with none a number, the empty query, its value NaN, and the kernels'
+    # incumbent 0 (every value is >= 0; their "no condition" is -1).
+    value, query = max(candidates, key=lambda found: _ranked(found[0]))
+    if np.isnan(value):
+        value, query = 0.0, []
     pairs = columns.pairs(singles) if problem.max_rule_length == 2 else []
     shared = np.array([value, 0.0])  # best value of all threads, stop flag
     n_threads = max(1, min(int(n_jobs), len(pairs)))
@@ -328,6 +335,8 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     n_threads = _run(workers, pairs, taken, deadline, started, root_bound)
     best = max(workers, key=lambda w: w.best[0])  # the first on ties
     value, query = float(best.best[0]), best.query
+    if not query and np.isnan(candidates[0][0]):
+        value = candidates[0][0]
     done = sum(w.pairs_done for w in workers)
     finished = done == len(pairs)
     bound = value
@@ -367,6 +376,11 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
                   + ((nodes, seconds, value, bound),)),
     }
     return query, value, stats
+
+
+def _ranked(value):
+    """An objective value to compare, NaN below every number."""
+    return -np.inf if np.isnan(value) else value
 
 
 def _run(workers, pairs, taken, deadline, started, root_bound):

@@ -13,8 +13,9 @@ from rulebook import _pair_kernels as kernels
 from rulebook import pair_search as pair_module
 from rulebook.optimal import optimal_search
 
+import naive
 from conftest import binned_problems
-from test_optimal import SMALL, assert_consistent, brute_force
+from test_optimal import SMALL, assert_consistent, brute_force, value_of
 
 
 def value(G, H, n2, lam):
@@ -179,3 +180,54 @@ def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
     if best[1]:
         rows = both & in_c[np.minimum(xc, Bc - 1)] & (xc < Bc) & in_f[np.minimum(xf, Bf - 1)]
         assert value(g[rows].sum(), h[rows].sum(), n2, lam) == best[0]
+
+
+def values_of_every_query(problem):
+    """The objective value of every query within the length limit (NaN
+    where its sums are NaN): every conjunction of conditions on at most
+    ``max_rule_length`` columns, as extents of the naive condition masks."""
+    rows = problem.rows
+    conditions = naive.candidates(problem.n_bins, problem.is_nominal)
+    masks = [naive.condition_mask(problem.X_binned, *c, problem.n_bins)[rows] for c in conditions]
+    extents = {(tuple(np.ones(len(rows), bool)), frozenset())}
+    frontier = list(extents)
+    while frontier:
+        previous, frontier = frontier, []
+        for extent, columns in previous:
+            for mask, condition in zip(masks, conditions):
+                state = (tuple(np.array(extent) & mask), columns | {condition[0]})
+                if len(state[1]) <= problem.max_rule_length and state not in extents:
+                    extents.add(state)
+                    frontier.append(state)
+    matrix = np.array([extent for extent, _ in extents], dtype=bool)
+    # Sums of the rows in each extent (not a product: 0 * NaN is NaN).
+    sums = [np.where(matrix, a[rows], 0.0).sum(axis=1) for a in (problem.g, problem.h, problem.c)]
+    with np.errstate(invalid="ignore"):
+        return naive.objective_value(naive.NAMES[problem.objective], *sums, problem.n_total,
+                                     problem.reg_lambda)
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=20, max_features=3), st.integers(1, 2),
+       st.data())
+def test_nan_objectives_are_never_chosen(problem, limit, data):
+    """NaN statistics (NaN objectives of the queries that hold them) never
+    make the search fail or return a NaN value for a query: it returns a
+    query whose value is a number, its own by the naive reference and at
+    most the best such value, or the empty query (value NaN) when it finds
+    none. (It used to raise IndexError when no condition had a number.)"""
+    problem = limited_problem(problem, limit, 1.0)
+    nan_rows = data.draw(st.lists(st.sampled_from(list(problem.rows)), min_size=1))
+    problem.g = problem.g.copy()
+    problem.g[nan_rows] = np.nan
+    conditions, value, stats = pair_module.pair_search(problem)
+    values = values_of_every_query(problem)
+    if not conditions:
+        assert np.isnan(value) or value == values_of_every_query(limited_problem(problem, 0, 1.0))[0]
+        return
+    assert not np.isnan(value)
+    mask = np.ones(len(problem.g), bool)
+    for condition in conditions:
+        mask &= naive.condition_mask(problem.X_binned, *condition, problem.n_bins)
+    assert value == value_of(problem, problem.rows[mask[problem.rows]])
+    assert value <= np.nanmax(values)
