@@ -78,9 +78,10 @@ def shortest_between(lower, upper):
     """The shortest decimal number ``t`` with ``lower <= t < upper``, as a float.
 
     *Shortest*: the fewest characters as :func:`format_exact` prints it
-    (no exponent); among those, the fewest significant digits; among
-    those, the nearest zero. ``t`` is a float64, compared with the bounds
-    exactly, and ``format_exact(t)`` reads back to it.
+    (no exponent); among those, the nearest zero (above zero: the nearest
+    ``lower``, the value a bin ends at, so ``[19, 25)`` gives 19 and
+    ``[125000, 150000)`` gives 125000). ``t`` is a float64, compared with
+    the bounds exactly, and ``format_exact(t)`` reads back to it.
 
     Parameters
     ----------
@@ -98,14 +99,12 @@ def shortest_between(lower, upper):
     lower`` (a decimal is *read* as the float nearest it, so ``0.1`` reads
     as a float a little above 0.1). Every decimal ``x`` in the gap whose
     last nonzero digit is at ``10**e`` is matched by ``c(e) <= x``, which
-    is as short, has as few significant digits, and is nearer zero; so
-    ``t`` is one of the ``c(e)``:
-
-    * if ``c(0)``, the first integer, is in the gap, every fraction is
-      longer: ``t`` is ``c(e)`` for the largest ``e`` whose ``c(e)`` is in
-      the gap with as many digits as ``c(0)``;
-    * otherwise ``t`` is ``c(e)`` for the largest ``e < 0`` whose
-      ``c(e)`` is in the gap: the fewest decimals.
+    is as short and nearer zero; so ``t`` is one of the ``c(e)``. If
+    ``c(0)``, the first integer, is in the gap, it is ``t``: the ``c(e)``
+    of ``e > 0`` are as long or longer and larger, every fraction is
+    longer. Otherwise the gap holds no integer and ``t`` is ``c(e)`` for
+    the largest ``e < 0`` whose ``c(e)`` is in the gap: the fewest
+    decimals.
 
     ``c(e)`` comes from ``repr(lower)``, the fewest digits that read as
     ``lower``: its digits above ``10**e`` plus one unit at ``10**e`` (no
@@ -118,8 +117,8 @@ def shortest_between(lower, upper):
     --------
     >>> shortest_between(19.0, 20.0), shortest_between(0.038075906, 0.0381234)
     (19.0, 0.0381)
-    >>> shortest_between(15.0, 300.0), shortest_between(0.95, 1.05), shortest_between(-1.0, 0.0)
-    (20.0, 1.0, -1.0)
+    >>> shortest_between(19.0, 25.0), shortest_between(0.95, 1.05), shortest_between(-1.0, 0.0)
+    (19.0, 1.0, -1.0)
     """
     lower, upper = float(lower), float(upper)
     if not lower < upper:
@@ -139,24 +138,15 @@ def _shortest_above(lower, upper):
     digits, exponent = _repr_digits(lower)
 
     def first_multiple(e):
-        """``(c(e), its number of integer digits)``, see shortest_between."""
+        """``c(e)``, see shortest_between."""
         keep = exponent - e + 1  # digits of repr(lower) at or above 10**e
         if keep >= len(digits):  # 10**e at or below repr's last digit
-            return lower, exponent + 1
-        m = int(digits[:keep]) + 1 if keep > 0 else 1
-        return float(f"{m}e{e}"), len(str(m)) + e
+            return lower
+        return float(f"{int(digits[:keep]) + 1 if keep > 0 else 1}e{e}")
 
-    best, width = first_multiple(0)
-    if best < upper:
-        e = 1
-        while True:
-            value, size = first_multiple(e)
-            if not (value < upper and size == width):
-                return best
-            best, e = value, e + 1
-    e = -1
+    e = 0
     while True:
-        value, _ = first_multiple(e)
+        value = first_multiple(e)
         if value < upper:
             return value
         e -= 1
@@ -222,27 +212,16 @@ def _shortest_above_arrays(lower, upper):
     """:func:`_shortest_above` for ``0 < lower < 2**53``; NaN where it needs
     powers of ten beyond ``10**-22`` (the scalar path)."""
     result = np.full(len(lower), np.nan)
-    first = _first_multiple(lower, 0)
-    integer = np.flatnonzero(first < upper)
-    best = first[integer]
-    width = _integer_digits(best)
-    open_ = np.ones(len(integer), dtype=bool)
-    for e in range(1, 17):  # 10**16 has more digits than any c(0) < 2**53
-        value = _first_multiple(lower[integer], e)
-        open_ &= (value < upper[integer]) & (_integer_digits(value) == width)
-        best[open_] = value[open_]
-        if not open_.any():
+    open_ = np.arange(len(lower))
+    for e in range(0, -23, -1):
+        # m < 2**53 (with room) for every m * 10**e near lower: else the scalar path
+        open_ = open_[lower[open_] * _EXACT_POWERS[-e] < _EXACT_INTEGERS / 2]
+        if not len(open_):
             break
-    result[integer] = best
-    fraction = np.flatnonzero(~(first < upper))
-    for e in range(-1, -23, -1):
-        if not len(fraction):
-            break
-        fraction = fraction[lower[fraction] * _EXACT_POWERS[-e] < _EXACT_INTEGERS]
-        value = _first_multiple(lower[fraction], e)
-        done = value < upper[fraction]
-        result[fraction[done]] = value[done]
-        fraction = fraction[~done]
+        value = _first_multiple(lower[open_], e)
+        done = value < upper[open_]
+        result[open_[done]] = value[done]
+        open_ = open_[~done]
     return result
 
 
@@ -254,8 +233,3 @@ def _first_multiple(lower, e):
     m = near[:, None] + np.arange(-1.0, 3.0)  # the exact floor is within one of near
     values = m * _EXACT_POWERS[e] if e >= 0 else m / _EXACT_POWERS[-e]
     return values[np.arange(len(lower)), np.argmax(values >= lower[:, None], axis=1)]
-
-
-def _integer_digits(values):
-    """Number of digits of positive integers below ``10**22``."""
-    return np.searchsorted(_EXACT_POWERS, values, side="right")
