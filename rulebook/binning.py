@@ -14,7 +14,9 @@ prediction needs no binning state.
   ``x <= 0.0381``. No value of the column lies in ``(v, t]``, so every
   training row falls in the bin it would with ``t = v``, and a printed
   rule, which names its threshold exactly, is both short and the model's
-  own condition. The user's ``cut_points`` (and so
+  own condition. In a float32 column the gap is narrowed to the values as
+  the column shows them (a float32 0.2 is 0.20000000298 as a float64,
+  which rules compare). The user's ``cut_points`` (and so
   :func:`paper_cut_points`) are thresholds as given.
 * Nominal columns (object, string, categorical, bool): one bin per observed
   category, in sorted order; at most ``max_categories`` of them.
@@ -162,7 +164,8 @@ class Binner:
         block = numeric_block(frame, numeric)
         column_of = {j: k for k, j in enumerate(numeric)}
         chosen = _readable_cuts({
-            j: _equal_frequency_cuts(block[:, column_of[j]], sample_weight, active, self.max_bins)
+            j: _as_shown(frame.dtypes.iloc[j], *_equal_frequency_cuts(
+                block[:, column_of[j]], sample_weight, active, self.max_bins))
             for j in numeric if str(frame.columns[j]) not in cut_points})
         features = []
         for j, name in enumerate(frame.columns):
@@ -399,6 +402,27 @@ def _readable_cuts(cuts):
     chosen = np.split(shortest_between_arrays(lower, upper),
                       np.cumsum([len(low) for low, _ in cuts.values()])[:-1])
     return dict(zip(cuts, chosen))
+
+
+def _as_shown(dtype, cuts, following):
+    """The gaps ``[cuts, following)`` of a float32 or float16 column narrowed
+    to the values as the column shows them.
+
+    Rules compare float64 values, and a float32 0.2 is 0.20000000298...:
+    ``x <= 0.2`` would leave out the rows a reader sees as 0.2. Between
+    ``max(v, shown(v))`` and ``min(w, shown(w))``, ``shown`` the shortest
+    decimal of the value in the column's own precision, the threshold
+    separates both the float64 values and the numbers the reader sees (a
+    float32 0.1 and 0.2 give ``x <= 0.11``).
+    """
+    kind = np.dtype(getattr(dtype, "numpy_dtype", dtype)) if ptypes.is_float_dtype(dtype) else None
+    if kind is None or kind.itemsize >= 8:
+        return cuts, following
+
+    def shown(values):
+        return np.array([float(str(kind.type(v))) for v in values.tolist()])
+
+    return np.maximum(cuts, shown(cuts)), np.minimum(following, shown(following))
 
 
 def _bin_numeric(values, thresholds):
