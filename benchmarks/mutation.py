@@ -116,6 +116,8 @@ def parse_args():
     parser.add_argument("--timeout-factor", type=float, default=4.0,
                         help="a run longer than this times the clean run counts as killed")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "mutation")
+    parser.add_argument("--commit", default="HEAD",
+                        help="the commit whose rulebook/ and tests/ are mutated (default HEAD)")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="CSV",
                         help="run nothing: merge the mutants.csv of earlier runs (a part's rows "
                              "from the last file that has the part), re-read EQUIVALENT, and "
@@ -145,15 +147,15 @@ def enumerate_mutants(part, rng, size):
 class Copies:
     """``jobs`` private copies of the checkout, handed out one at a time."""
 
-    def __init__(self, jobs, root):
+    def __init__(self, jobs, root, commit="HEAD"):
         self.free = []
         self.lock = threading.Lock()
         for index in range(jobs):
-            # The committed tree (HEAD), not the working tree: mutants of
-            # code that is half edited would measure nothing.
+            # A committed tree (HEAD by default), not the working tree:
+            # mutants of code that is half edited would measure nothing.
             target = root / f"copy{index}"
             target.mkdir()
-            archive = subprocess.run(["git", "archive", "HEAD", "rulebook", "tests"], cwd=REPO,
+            archive = subprocess.run(["git", "archive", commit, "rulebook", "tests"], cwd=REPO,
                                      check=True, capture_output=True).stdout
             subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
             self.free.append(target)
@@ -291,7 +293,7 @@ def main():
     rows, lock = [], threading.Lock()
     order = lambda row: (row["part"], row["module"], row["line"])
     with tempfile.TemporaryDirectory(prefix="rulebook-mutation-") as tmp:
-        copies = Copies(args.jobs, Path(tmp))
+        copies = Copies(args.jobs, Path(tmp), args.commit)
         timeouts = {}
         for part in args.parts:  # clean runs: the tests must pass; warms each copy's cache
             tests = PARTS[part][1]
