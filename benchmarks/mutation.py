@@ -129,11 +129,12 @@ def module_path(name):
     return Path("rulebook") / f"{name}.py"
 
 
-def enumerate_mutants(part, rng, size):
-    """The part's count of mutants and a seeded sample of ``size``: (module, operator, occurrence)."""
+def enumerate_mutants(part, rng, size, root):
+    """The part's count of mutants in the tree ``root`` and a seeded sample of
+    ``size``: (module, operator, occurrence)."""
     specs = []
     for name in PARTS[part][0]:
-        nodes = list(ast_nodes(get_ast_from_path(REPO / module_path(name))))  # parse once
+        nodes = list(ast_nodes(get_ast_from_path(root / module_path(name))))  # parse once
         for operator_name in operator_names():
             if operator_name in EXCLUDED_OPERATORS:
                 continue
@@ -288,12 +289,14 @@ def main():
         return
     # A generator per part, seeded by the part's name: ``--parts X`` draws the
     # same mutants of X as the full run, so a part can be re-measured alone.
-    plan = {part: enumerate_mutants(part, random.Random(f"{args.seed}:{part}"), args.sample)
-            for part in args.parts}
     rows, lock = [], threading.Lock()
     order = lambda row: (row["part"], row["module"], row["line"])
     with tempfile.TemporaryDirectory(prefix="rulebook-mutation-") as tmp:
         copies = Copies(args.jobs, Path(tmp), args.commit)
+        # Mutants of the committed modules (the working tree may differ).
+        plan = {part: enumerate_mutants(part, random.Random(f"{args.seed}:{part}"), args.sample,
+                                        copies.free[0])
+                for part in args.parts}
         timeouts = {}
         for part in args.parts:  # clean runs: the tests must pass; warms each copy's cache
             tests = PARTS[part][1]
