@@ -26,15 +26,15 @@ that is not a plain Python identifier prints in backticks, as in
 :meth:`pandas.DataFrame.query` (`` `High Temp (F)` <= 70 ``, `` `0` > 2 ``,
 a backtick inside doubled); a category string that could be misread prints
 in double quotes (``code == "1"`` differs from ``code == 1``, the string
-``"b'x'"`` from the bytes ``b'x'``); control
-characters (C0 and C1, newline and ESC included), bidirectional overrides
-and isolates (U+202A-U+202E, U+2066-U+2069) and every other character
+``"b'x'"`` from the bytes ``b'x'``); control characters (C0 and C1,
+newline and ESC included), bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069) and every other character
 ``str.isprintable`` rejects print as Python escapes (``\\n``, ``\\x1b``, ``\\u202e``),
 and so does a backslash inside quotes (``\\\\``).
 
 Numbers in conditions (thresholds, numeric categories) print exactly, as
 the shortest decimal that reads back as the very float the model compares
-with, without exponent (:func:`rulebook._formatting.format_exact`):
+with, without exponent (:func:`rulebook._formatting.format_exact`; a float
+category that holds an integer with all its digits, as ``==`` compares):
 ``x <= 0.30000000000000004`` stays that, so a row is covered by the printed
 rule exactly when the model covers it. rulebook chooses its own thresholds
 short in the first place (:mod:`rulebook.binning`: ``Age <= 19``,
