@@ -410,6 +410,11 @@ def _unescape(text):
     return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
 
+def _number(word):
+    """A printed number: an int if it has no point (every digit), else a float."""
+    return int(word) if re.fullmatch(r"-?\d+", word) else float(word)
+
+
 def read_value(text):
     """``(value, rest)``: a printed category or threshold at the start of ``text``."""
     if text.startswith('"'):
@@ -418,8 +423,7 @@ def read_value(text):
     match = re.match(r"[^,}&\s]+", text)
     word = match.group(0)
     if re.fullmatch(_NUMBER, word):
-        value = float(word)
-        value = int(word) if re.fullmatch(r"-?\d+", word) else value
+        value = _number(word)
     elif word in ("True", "False"):
         value = word == "True"
     elif re.fullmatch(r"b'.*'|b\".*\"", word):
@@ -433,10 +437,10 @@ def read_condition(text):
     """The propositions ``(feature, operator, value)`` of one printed condition."""
     interval = re.match(rf"({_NUMBER}) (<=|<) ", text)
     if interval:
-        low = float(interval.group(1))
+        low = _number(interval.group(1))
         name, rest = read_name(text[interval.end():])
         operator, high = re.fullmatch(rf" (<=|<) ({_NUMBER})", rest).groups()
-        return [(name, ">" if interval.group(2) == "<" else ">=", low), (name, operator, float(high))]
+        return [(name, ">" if interval.group(2) == "<" else ">=", low), (name, operator, _number(high))]
     name, rest = read_name(text)
     if rest.startswith(" not in {"):
         rest, values = rest[len(" not in {"):], []
