@@ -220,7 +220,7 @@ def test_nan_objectives_are_never_chosen(problem, limit, data):
     nan_rows = data.draw(st.lists(st.sampled_from(list(problem.rows)), min_size=1))
     problem.g = problem.g.copy()
     problem.g[nan_rows] = np.nan
-    conditions, value, stats = pair_module.pair_search(problem)
+    conditions, value, _ = pair_module.pair_search(problem)
     values = values_of_every_query(problem)
     if not conditions:
         assert np.isnan(value) or value == values_of_every_query(limited_problem(problem, 0, 1.0))[0]
