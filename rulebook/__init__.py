@@ -5,7 +5,12 @@ named conditions such as ``Age <= 19 & Sex == male``.
 """
 
 from ._options import get_options, set_options
-from .compare import area_under_complexity_curve, area_under_rules_curve, compare_learners
+from .compare import (
+    area_under_complexity_curve,
+    area_under_rules_curve,
+    compare_learners,
+)
+from .cv import RuleBoostingClassifierCV, RuleBoostingRegressorCV
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
 from .optimal import OptimalLearner
@@ -22,9 +27,11 @@ __all__ = [
     "Proposition",
     "Query",
     "Rule",
-    "RuleEnsemble",
     "RuleBoostingClassifier",
+    "RuleBoostingClassifierCV",
     "RuleBoostingRegressor",
+    "RuleBoostingRegressorCV",
+    "RuleEnsemble",
     "RuleFitClassifier",
     "RuleFitRegressor",
     "area_under_complexity_curve",

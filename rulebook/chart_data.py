@@ -547,3 +547,41 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
         "weight": weight,
         "effect": np.where(~cells, "not covered", np.where(weight > 0, "positive", "negative")),
     })
+
+
+def cv_data(model):
+    """Cross-validated score against the number of rules, per ``reg_lambda``.
+
+    Parameters
+    ----------
+    model : fitted RuleBoostingClassifierCV or RuleBoostingRegressorCV
+
+    Returns
+    -------
+    DataFrame
+        One row per pair: ``reg_lambda`` (float), ``n_rules`` (int),
+        ``mean`` and ``std`` of the test score over folds, ``std_error``
+        (``std / sqrt(folds)``, the margin of ``selection=
+        "one_standard_error"``), ``chosen`` (bool, the refitted pair) and
+        ``strength`` (``reg_lambda`` as a label).
+
+    Raises
+    ------
+    ValueError
+        If ``model`` has no ``cv_results_`` (not a fitted ``*CV`` estimator).
+    """
+    results = getattr(model, "cv_results_", None)
+    if results is None:
+        raise ValueError("cv_data needs a fitted RuleBoostingClassifierCV or "
+                         f"RuleBoostingRegressorCV; got {type(model).__name__}.")
+    n_splits = sum(name.startswith("split") for name in results)
+    data = pd.DataFrame({
+        "reg_lambda": np.asarray(results["param_reg_lambda"], dtype=float),
+        "n_rules": np.asarray(results["param_n_rules"], dtype=int),
+        "mean": results["mean_test_score"],
+        "std": results["std_test_score"],
+    })
+    data["std_error"] = data["std"] / np.sqrt(n_splits)
+    data["chosen"] = np.arange(len(data)) == model.best_index_
+    data["strength"] = [f"reg_lambda = {v:g}" for v in data["reg_lambda"]]
+    return data

@@ -19,6 +19,8 @@ tests and for users who prefer another plotting library (defined in
 ``anytime_chart``            best value and upper bound during one search
 ``rule_weights_chart``       rule weights and coverage
 ``coverage_heatmap``         which rows each rule covers (small data)
+``cv_chart``                 cross-validated score against rules, per
+                             ``reg_lambda`` (the ``*CV`` estimators)
 ===========================  ===============================================
 
 Charts over rounds or rules take ``highlight_round`` (emphasise one round)
@@ -76,6 +78,7 @@ from .chart_data import (  # noqa: F401 (the data functions are public here too)
     _staged_raw_scores,
     anytime_data,
     coverage_data,
+    cv_data,
     get_metric,
     pruning_data,
     raw_scores_by_size,
@@ -389,3 +392,41 @@ def coverage_heatmap(model, X, *, max_rows=200, sort_rows=True, highlight_round=
         tooltip=["index:N", "rank:O", "rule:N", alt.Tooltip("weight:Q", format=".4g"), "covered:N"],
     ).properties(height=alt.Step(row_step), width=alt.Step(18))
     return _emphasize(chart, highlight_round, selection)
+
+
+def cv_chart(model):
+    """Cross-validated score against the number of rules, one line per ``reg_lambda``.
+
+    The pair the ``*CV`` estimator chose is the large point; the tooltip
+    gives the mean, the standard deviation over folds and the standard
+    error (the margin of ``selection="one_standard_error"``).
+
+    Parameters
+    ----------
+    model : fitted RuleBoostingClassifierCV or RuleBoostingRegressorCV
+
+    Returns
+    -------
+    rulebook.charts.Chart
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not a fitted ``*CV`` estimator.
+
+    See Also
+    --------
+    rulebook.chart_data.cv_data : the data behind the chart.
+    """
+    alt = _altair()
+    data = cv_data(model)
+    return _chart(data).mark_line(point=True).encode(
+        x=alt.X("n_rules:Q", title="rules", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("mean:Q", title="mean cross-validated score", scale=alt.Scale(zero=False)),
+        color=alt.Color("strength:N", title=None,
+                        sort=alt.EncodingSortField("reg_lambda", order="ascending")),
+        size=alt.condition(alt.datum.chosen, alt.value(200), alt.value(30)),
+        tooltip=["strength:N", "n_rules:Q", alt.Tooltip("mean:Q", format=".4g"),
+                 alt.Tooltip("std:Q", format=".3g"), alt.Tooltip("std_error:Q", format=".3g"),
+                 "chosen:N"],
+    )
