@@ -20,11 +20,13 @@ Design decisions
 * **Conditions speak of data values.** Trees are grown on rulebook's binned
   view of the data (:class:`~rulebook.binning.Binner`): numeric columns as
   bin ranks, nominal columns one-hot. A split between ranks becomes
-  ``x <= t`` / ``x > t`` with ``t`` a cut point that occurs in the data
-  (equal-frequency with ``max_bins``, every distinct value with
-  ``max_bins=None``); a split on a one-hot column becomes ``x == c`` /
-  ``x != c``. On the training data these propositions have exactly the
-  extent of the tree's branches (missing values aside, see next).
+  ``x <= t`` / ``x > t`` with ``t`` the binner's cut point after a data
+  value ``v`` (equal-frequency with ``max_bins``, every distinct value with
+  ``max_bins=None``; ``t`` is the shortest decimal between ``v`` and the
+  next value, see :mod:`rulebook.binning`); a split on a one-hot column
+  becomes ``x == c`` / ``x != c``. On the training data these propositions
+  have exactly the extent of the tree's branches (missing values aside, see
+  next).
 * **Missing values.** The trees see them as missing (scikit-learn's native
   support sends them to one side of each split), but the rules follow
   rulebook's semantics: a missing value satisfies no proposition. The L1 fit
@@ -171,9 +173,9 @@ _PARAMETERS = """
         rows of positive weight, else ``ValueError``), a fraction, or
         ``None`` for the paper's ``min(N/2, 100 + 6 sqrt(N))``.
     max_bins : int in [2, 65535] or None, default=255
-        Cut points per numeric column available to the trees (equal-
-        frequency data values, as in the boosting estimators); ``None`` uses
-        every distinct value.
+        Cut points per numeric column available to the trees (after equal-
+        frequency data values, as in the boosting estimators); ``None`` cuts
+        after every distinct value.
     include_linear : bool, default=False
         The paper's winsorised linear terms. A RuleEnsemble cannot hold
         them, so ``True`` raises ``NotImplementedError`` rather than fit
@@ -286,7 +288,7 @@ class _RuleFit(BaseEstimator):
         points, chosen = _regularisation_path(fitter, self.max_rules, self.alpha)
         by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
         names = tuple(spec.name for spec in binner.features_)
-        coverage = (weights @ Z) / weights.sum()
+        coverage = Z.rmatvec(weights) / weights.sum()
 
         def ensemble(point):
             return _ensemble(point, queries, coverage, loss.name, names, by_name)

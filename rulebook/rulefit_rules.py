@@ -16,6 +16,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.tree import DecisionTreeRegressor
 
@@ -85,7 +86,12 @@ def _grow_trees(matrix, y, weights, loss, params, rng):
     Returns
     -------
     list of sklearn.tree._tree.Tree
+        Empty when ``matrix`` has no column (every column nominal without a
+        category): no tree can split, so the fit is the intercept alone, as
+        the boosting estimators' on such a table.
     """
+    if matrix.shape[1] == 0:
+        return []
     active = np.flatnonzero(weights > 0)
     m = _subsample_size(len(active), params["max_samples"])
     raw = np.full(len(y), loss.baseline(y, weights))
@@ -176,7 +182,7 @@ def _tree_queries(tree, binner, columns):
 
 
 def _candidate_rules(queries, frame, weights):
-    """Distinct candidate rules and their 0/1 matrix under rulebook semantics.
+    """Distinct candidate rules and their sparse 0/1 matrix under rulebook semantics.
 
     Rules with the same extent on the training rows are one candidate (the
     shortest query is kept), and so are complementary rules (``Sex == male``
@@ -185,29 +191,149 @@ def _candidate_rules(queries, frame, weights):
     no active row or every active row carry no information beyond the
     intercept and are dropped.
 
+    Extents are held as packed bits (one bit per row), per proposition and
+    per candidate, so that no step holds a dense ``n_samples x
+    n_candidates`` array.
+
     Returns
     -------
     queries : list of Query
-    Z : ndarray of shape (n_samples, n_candidates), float64
+    Z : _RuleMatrix of shape (n_samples, n_candidates)
     """
+    n_samples = len(frame)
     active = weights > 0
+    n_active = int(active.sum())
     cache, by_extent = {}, {}
     for query in queries:
-        mask = np.ones(len(frame), dtype=bool)
-        for p in query:
-            if p not in cache:
-                cache[p] = p.evaluate(frame, by_name=False)
-            mask &= cache[p]
-        n_covered = int(mask[active].sum())
-        if n_covered == 0 or n_covered == int(active.sum()):
+        extent = _packed_extent(query, frame, cache)
+        on_active = extent if n_active == n_samples else np.packbits(
+            np.unpackbits(extent, count=n_samples)[active])
+        n_covered = _popcount(on_active)
+        if n_covered == 0 or n_covered == n_active:
             continue
-        key = np.packbits(mask[active]).tobytes()
+        key = on_active.tobytes()
         if key not in by_extent:
-            complement = np.packbits(~mask[active]).tobytes()
+            complement = _packed_complement(on_active, n_active).tobytes()
             key = complement if complement in by_extent else key
         if key not in by_extent or len(query) < len(by_extent[key][0]):
-            by_extent[key] = (query, mask)
+            by_extent[key] = (query, extent)
     kept = list(by_extent.values())
-    if not kept:
-        return [], np.zeros((len(frame), 0))
-    return [query for query, _ in kept], np.column_stack([mask for _, mask in kept]).astype(np.float64)
+    return [query for query, _ in kept], _RuleMatrix.from_extents([e for _, e in kept], n_samples)
+
+
+def _packed_extent(query, frame, cache):
+    """The rows a query covers, as ``np.packbits`` of its 0/1 column.
+
+    ``cache`` maps each proposition to its packed extent: a proposition is
+    evaluated once however many queries share it.
+    """
+    extent = np.packbits(np.ones(len(frame), dtype=bool))
+    for p in query:
+        if p not in cache:
+            cache[p] = np.packbits(p.evaluate(frame, by_name=False))
+        extent = extent & cache[p]
+    return extent
+
+
+# Set bits of each byte value (np.bitwise_count needs NumPy 2).
+_BITS_SET = np.array([i.bit_count() for i in range(256)], dtype=np.int64)
+
+
+def _popcount(packed):
+    """Number of rows in a packed extent."""
+    return int(_BITS_SET[packed].sum())
+
+
+def _packed_complement(packed, n):
+    """``np.packbits(~bits)`` of the ``n`` bits packed in ``packed`` (padding bits stay 0)."""
+    complement = ~packed
+    if n % 8:
+        complement[-1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
+    return complement
+
+
+@dataclass(frozen=True, eq=False)
+class _RuleMatrix:
+    """The candidates' 0/1 matrix ``Z``, sparse, each column in its sparser orientation.
+
+    Column ``j`` of ``Z`` is ``stored[:, j]`` or, where ``flipped[j]``, its
+    complement ``1 - stored[:, j]``: a rule covering more than half of the
+    rows is stored by the rows it leaves out, so ``stored`` holds at most
+    ``n_samples / 2`` entries per column. Products with ``Z`` use
+    ``Z[:, j] = 1 - stored[:, j]``; :meth:`columns` gives ``Z``'s own
+    columns for a solver that needs them.
+
+    Attributes
+    ----------
+    stored : scipy.sparse.csc_array of shape (n_samples, n_candidates), float64
+        Int32 indices, as scikit-learn's coordinate descent and liblinear
+        require.
+    flipped : ndarray of shape (n_candidates,), bool
+    """
+
+    stored: sp.csc_array
+    flipped: np.ndarray
+
+    @classmethod
+    def from_extents(cls, extents, n_samples):
+        """Build from packed extents (``np.packbits`` of each column of ``Z``)."""
+        counts = np.array([_popcount(e) for e in extents], dtype=np.int64)
+        flipped = 2 * counts > n_samples
+        indptr = np.zeros(len(extents) + 1, dtype=np.int64)
+        np.cumsum(np.where(flipped, n_samples - counts, counts), out=indptr[1:])
+        indices = np.empty(indptr[-1], dtype=np.int32)
+        for j, extent in enumerate(extents):
+            covered = np.unpackbits(extent, count=n_samples).view(bool)
+            indices[indptr[j]:indptr[j + 1]] = np.flatnonzero(~covered if flipped[j] else covered)
+        stored = sp.csc_array((np.ones(len(indices)), indices, indptr.astype(np.int32)),
+                              shape=(n_samples, len(extents)))
+        return cls(stored, flipped)
+
+    @property
+    def shape(self):
+        return self.stored.shape
+
+    @property
+    def signs(self):
+        """``-1`` for a flipped column, ``+1`` otherwise: ``Z[:, j] = flipped[j] + signs[j] stored[:, j]``."""
+        return np.where(self.flipped, -1.0, 1.0)
+
+    def rmatvec(self, v):
+        """``Z.T @ v``, shape (n_candidates,), float64."""
+        return self.signs * (self.stored.T @ v) + self.flipped * v.sum()
+
+    def matvec(self, coef):
+        """``Z @ coef``, shape (n_samples,), float64; reads only the columns of non-zero weight."""
+        selected = np.flatnonzero(coef)
+        weights = coef[selected]
+        offset = weights[self.flipped[selected]].sum()
+        return self.stored[:, selected] @ (self.signs[selected] * weights) + offset
+
+    def columns(self, selected):
+        """``Z[:, selected]`` in ``Z``'s own orientation, CSR float64 (liblinear's input).
+
+        Parameters
+        ----------
+        selected : ndarray of int
+            Column indices.
+
+        Returns
+        -------
+        scipy.sparse.csr_array of shape (n_samples, len(selected)), float64
+        """
+        n_samples = self.shape[0]
+        part = self.stored[:, selected].tocsc()
+        blocks = []
+        for k, j in enumerate(selected):
+            rows = part.indices[part.indptr[k]:part.indptr[k + 1]]
+            if self.flipped[j]:
+                covered = np.ones(n_samples, dtype=bool)
+                covered[rows] = False
+                rows = np.flatnonzero(covered)
+            blocks.append(rows.astype(np.int32))
+        indptr = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in blocks], out=indptr[1:])
+        indices = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int32)
+        own = sp.csc_array((np.ones(len(indices)), indices, indptr.astype(np.int32)),
+                           shape=(n_samples, len(blocks)))
+        return own.tocsr()

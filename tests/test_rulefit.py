@@ -6,11 +6,19 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.linear_model import Lasso
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rulebook import Proposition, Query, Rule, RuleBoostingClassifier, RuleEnsemble
+from rulebook import (
+    Proposition,
+    Query,
+    Rule,
+    RuleBoostingClassifier,
+    RuleBoostingRegressor,
+    RuleEnsemble,
+)
 from rulebook.binning import Binner
 from rulebook.compare import area_under_rules_curve, compare_learners
 from rulebook.datasets import load_breast_cancer, load_titanic, load_used_cars
@@ -168,6 +176,29 @@ def test_missing_only_branches_give_no_rule_and_fit_works():
     assert model.predict(X)[100:].mean() < model.predict(X)[:100].mean()
 
 
+@pytest.mark.parametrize("estimator, boosting", [
+    (RuleFitClassifier(random_state=0), RuleBoostingClassifier(verbose=0)),
+    (RuleFitRegressor(random_state=0), RuleBoostingRegressor(verbose=0)),
+], ids=["classifier", "regressor"])
+@pytest.mark.parametrize("column", [pd.Series([None] * 6, dtype=object), pd.Categorical([None] * 6)],
+                         ids=["object", "category"])
+def test_nominal_columns_without_a_category_give_the_intercept_alone(estimator, boosting, column):
+    """Issue 26 (fuzz): no category, so no tree input column and no tree.
+
+    The model is the intercept, as the boosting estimators fit on the same
+    frame (they warn that no query reduces the loss).
+    """
+    X = pd.DataFrame({"a": column, "b": column})
+    y = np.array([0, 1, 0, 1, 1, 0])
+    model = clone(estimator).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        reference = clone(boosting).fit(X, y)
+    assert len(model.ensemble_) == 0 and model.n_candidates_ == 0
+    assert model.ensemble_.intercept == pytest.approx(reference.ensemble_.intercept, abs=1e-12)
+    np.testing.assert_allclose(model.predict(X), reference.predict(X))
+
+
 # -- rules speak of real columns and data values ----------------------------
 def test_rules_use_real_column_names_and_data_values(titanic):
     X, y = titanic
@@ -177,7 +208,13 @@ def test_rules_use_real_column_names_and_data_values(titanic):
         for p in rule.query:
             assert p.feature in X.columns
             assert X.columns.get_loc(p.feature) == p.index
-            assert p.value in set(X[p.feature].dropna())
+            values = X[p.feature].dropna()
+            if p.is_numeric:
+                # A cut point between two data values (binning: the shortest
+                # decimal after a value and before the next).
+                assert values.min() <= p.value < values.max()
+            else:
+                assert p.value in set(values)
             seen_numeric |= p.is_numeric
             seen_nominal |= not p.is_numeric
     assert seen_numeric and seen_nominal
