@@ -304,7 +304,7 @@ def check_fit(estimator, X, y, sample_weight=None):
             warnings.simplefilter("ignore")
             model = estimator.fit(X, y, sample_weight=sample_weight)
     except (ValueError, TypeError) as error:
-        clear = names_a_column_or_parameter(str(error), X) or _known_unclear(estimator, X, error)
+        clear = names_a_column_or_parameter(str(error), X)
         assert clear, f"unclear {type(error).__name__}: {error}"
         outcome = Outcome("error", error=error)
     else:
@@ -314,17 +314,6 @@ def check_fit(estimator, X, y, sample_weight=None):
     if outcome.kind == "model":
         check_model(outcome.model, X)
     return outcome
-
-
-def _known_unclear(estimator, X, error):
-    """Known, reported (issue 26): RuleFit on a frame whose columns are all
-    missing, one of them nominal (no category, so no tree input column),
-    fails in scikit-learn's tree with "Found array with 0 feature(s)"
-    (rulebook/rulefit_rules.py). Exactly that case, nothing else."""
-    nominal = any(not pd.api.types.is_numeric_dtype(d) or pd.api.types.is_bool_dtype(d)
-                  for d in X.dtypes)
-    return (type(estimator).__name__.startswith("RuleFit") and X.isna().all().all() and nominal
-            and "0 feature(s)" in str(error))
 
 
 def check_model(model, X):
