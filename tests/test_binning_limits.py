@@ -47,3 +47,16 @@ def test_too_many_categories_suggests_raising_a_limit_the_user_set():
         Binner(max_categories=3).fit_transform(frame, np.ones(len(frame)))
     with pytest.raises(ValueError, match="more than max_categories=2;"):
         Binner(max_categories=2).fit_transform(frame, np.ones(len(frame)))
+
+
+def test_max_bins_none_allows_exactly_the_bins_uint16_codes_hold():
+    """65535 distinct values make 65535 bins, whose missing bin is code
+    65535, the largest uint16; one value more cannot be binned."""
+    x = np.arange(65535, dtype=float)
+    binner = Binner(max_bins=None)
+    codes = binner.fit_transform(pd.DataFrame({"x": x}), np.ones(len(x)))
+    assert binner.n_bins_[0] == 65535
+    np.testing.assert_array_equal(codes[:, 0], np.arange(65535))
+    x = np.arange(65536, dtype=float)
+    with pytest.raises(ValueError, match="more than 65535 bins"):
+        Binner(max_bins=None).fit_transform(pd.DataFrame({"x": x}), np.ones(len(x)))
