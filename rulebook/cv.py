@@ -20,7 +20,6 @@ References
    rule).
 """
 
-import copy
 import numbers
 import time
 
@@ -34,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._progress import round_bar
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
+from .losses import get_loss
 
 SELECTIONS = ("best", "one_standard_error")
 DEFAULT_REG_LAMBDAS = (0.1, 1.0, 10.0, 100.0)
@@ -231,17 +231,50 @@ def _fold_scores(estimator, X, y, sample_weight, train, test, scorer):
     estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train),
                   sample_weight if weights is None else _safe_indexing(weights, train))
     seconds = time.perf_counter() - start
-    X_test, y_test = _safe_indexing(X, test), _safe_indexing(y, test)
-    test_weights = None if weights is None else _safe_indexing(weights, test)
-    staged = list(estimator.staged_ensembles())[1:]
-    scores = []
-    for k in range(estimator.n_rules):
-        # A fit that stopped early (no rule helped) keeps its last model.
-        view = copy.copy(estimator)
-        view.ensemble_ = staged[min(k, len(staged) - 1)] if staged else estimator.ensemble_
-        kwargs = {} if test_weights is None else {"sample_weight": test_weights}
-        scores.append(scorer(view, X_test, y_test, **kwargs))
-    return scores, seconds
+    # As arrays: the scorer validates y on each of its n_rules calls.
+    X_test, y_test = _safe_indexing(X, test), np.asarray(_safe_indexing(y, test))
+    kwargs = {} if weights is None else {"sample_weight": _safe_indexing(weights, test)}
+    staged = estimator._staged_raw_predict(X_test)
+    if len(staged) == 0:  # no rule helped at all: the intercept-only model
+        staged = estimator._raw_predict(X_test)[np.newaxis]
+    # A fit that stopped early (no rule helped) keeps its last model.
+    return [scorer(_Scored(estimator, staged[min(k, len(staged) - 1)]), X_test, y_test, **kwargs)
+            for k in range(estimator.n_rules)], seconds
+
+
+class _Scored:
+    """One staged model of a fold's estimator, scored on that fold's test rows.
+
+    Its predictions are the raw scores given (computed once for every round
+    by ``_staged_raw_predict``), whatever ``X`` the scorer passes: the
+    fold's test rows. Scorers read only the methods and tags below.
+    """
+
+    def __init__(self, estimator, raw):
+        self._estimator, self._raw = estimator, raw
+        self._inverse_link = get_loss(estimator.ensemble_.loss).inverse_link
+        if hasattr(estimator, "classes_"):
+            self.classes_ = estimator.classes_
+
+    def __sklearn_tags__(self):
+        return self._estimator.__sklearn_tags__()
+
+    def decision_function(self, X):
+        return self._raw
+
+    def predict_proba(self, X):
+        p = self._inverse_link(self._raw)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        if hasattr(self, "classes_"):
+            return self.classes_[(self._raw > 0).astype(int)]
+        return self._inverse_link(self._raw)
+
+    def score(self, X, y, sample_weight=None):
+        # The estimator's own score (accuracy, R^2) on these predictions.
+        mixin = ClassifierMixin if hasattr(self, "classes_") else RegressorMixin
+        return mixin.score(self, X, y, sample_weight=sample_weight)
 
 
 def _cv_results(lambdas, scores, seconds):

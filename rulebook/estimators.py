@@ -308,6 +308,27 @@ class _RuleBoosting(BaseEstimator):
                              "chooses the cut points of every numeric column.")
 
     # -- prediction ---------------------------------------------------------
+    def _staged_raw_predict(self, X):
+        """Raw scores of the model after rounds 1, 2, ..., shape (n_rounds, n_samples).
+
+        Each rule is evaluated once; round ``k``'s score adds the weights
+        recorded in round ``k`` (``staged_ensembles``) to its intercept in
+        rule order, as ``decision_function`` of that model adds them, so
+        the scores agree to the last bit.
+        """
+        check_is_fitted(self)
+        frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
+        ensemble = self.ensemble_
+        masks = [rule.query.evaluate(frame, ensemble.by_name) for rule in ensemble.rules]
+        history = zip(self.history_["intercept"][1:], self.history_["weights"][1:])
+        scores = np.empty((len(masks), len(frame)), dtype=np.float64)
+        for k, (intercept, weights) in enumerate(history):
+            raw = np.full(len(frame), float(intercept), dtype=np.float64)
+            for mask, weight in zip(masks[:k + 1], weights):
+                raw[mask] += weight
+            scores[k] = raw
+        return scores
+
     def _raw_predict(self, X):
         """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``, shape (n_samples,).
 
@@ -583,6 +604,28 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
         """
         return get_loss(self.loss).inverse_link(self._raw_predict(X))
 
+    def staged_predict(self, X):
+        """Predictions of the model after each boosting round, like scikit-learn's.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples,), float64
+            After rounds ``1, 2, ..., len(ensemble_)`` (the models of
+            :meth:`staged_ensembles` but the first, intercept-only one),
+            each equal to that model's ``predict``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`predict`.
+        """
+        inverse_link = get_loss(self.loss).inverse_link
+        yield from (inverse_link(raw) for raw in self._staged_raw_predict(X))
+
 
 class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
     __doc__ = f"""Gradient rule boosting for binary classification (logistic loss).
@@ -648,6 +691,49 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         """
         p = get_loss("logistic").inverse_link(self._raw_predict(X))
         return np.column_stack([1.0 - p, p])
+
+    def staged_decision_function(self, X):
+        """Raw scores (log odds of ``classes_[1]``) after each boosting round.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples,), float64
+            After rounds ``1, 2, ..., len(ensemble_)``, like scikit-learn's
+            ``staged_decision_function`` (the models of
+            :meth:`staged_ensembles` but the first, intercept-only one).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`decision_function`.
+        """
+        yield from self._staged_raw_predict(X)
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each boosting round (see :meth:`staged_decision_function`).
+
+        Yields
+        ------
+        ndarray of shape (n_samples, 2), float64
+        """
+        for raw in self._staged_raw_predict(X):
+            p = get_loss("logistic").inverse_link(raw)
+            yield np.column_stack([1.0 - p, p])
+
+    def staged_predict(self, X):
+        """Class labels after each boosting round (see :meth:`staged_decision_function`).
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        for raw in self._staged_raw_predict(X):
+            yield self.classes_[(raw > 0).astype(int)]
 
     def decision_function(self, X):
         """Raw scores: log odds of ``classes_[1]``.

@@ -171,3 +171,33 @@ def test_cv_chart_data_and_spec():
     assert spec["encoding"]["color"]["field"] == "strength"
     with pytest.raises(ValueError, match="RuleBoostingClassifierCV"):
         cv_data(RuleBoostingClassifier(n_rules=1, verbose=0).fit(X, y))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RuleBoostingClassifier(4, verbose=0),
+    lambda: RuleBoostingClassifier(4, learner="orthogonal", verbose=0),
+    lambda: RuleBoostingRegressor(4, verbose=0),
+    lambda: RuleBoostingRegressor(4, loss="poisson", weight_update="corrective", verbose=0),
+])
+def test_staged_predictions_are_the_staged_models_to_the_last_bit(make):
+    X, y = _titanic(300)
+    if not isinstance(make(), RuleBoostingClassifier):
+        y = (X["Age"].fillna(30) / 10).round()  # counts, for Poisson too
+        X = X.drop(columns="Age")
+    model = make().fit(X, y)
+    stages = list(model.staged_ensembles())[1:]
+    predicted = list(model.staged_predict(X))
+    assert len(predicted) == len(stages) == len(model.ensemble_)
+    for stage, prediction in zip(stages, predicted):
+        if isinstance(model, RuleBoostingClassifier):
+            raw = stage.decision_function(X)
+            np.testing.assert_array_equal(prediction, model.classes_[(raw > 0).astype(int)])
+        else:
+            np.testing.assert_array_equal(prediction, stage.predict(X))
+    if isinstance(model, RuleBoostingClassifier):
+        for stage, raw, proba in zip(stages, model.staged_decision_function(X),
+                                     model.staged_predict_proba(X)):
+            np.testing.assert_array_equal(raw, stage.decision_function(X))
+            np.testing.assert_array_equal(proba[:, 1], stage.predict(X))
+    # The last round is the fitted model.
+    np.testing.assert_array_equal(predicted[-1], model.predict(X))
