@@ -1,0 +1,193 @@
+"""HTML of one prediction's explanation: a waterfall of its terms.
+
+The notebook repr of :class:`rulebook.explanations.Explanation`, built as
+:mod:`rulebook._repr_html` builds the model's (and from its pieces: the
+stylesheet, the escaped ``<pre>`` text fallback, the header of chips):
+
+* one table line per term (intercept, each rule that applies, the raw
+  score) with a bar from the score before the term to the score after it,
+  drawn with inline percentages on a common scale from ``min(0, scores)``
+  to ``max(0, scores)`` and a zero line: HTML and CSS only, no JavaScript,
+  no element ids, so the page is a pure function of the explanation;
+* the few extra CSS rules of the waterfall sit in the rich part (hidden
+  with it when a notebook strips styles) and, like ``repr.css``, select
+  only under ``.rb-wrap``;
+* every string from the data (row label, conditions) goes through
+  :func:`html.escape` (:func:`rulebook._repr_html._escape`); condition
+  text is already one line with control and bidirectional characters
+  written as escapes (``\\u202e``), as the rules print.
+"""
+
+import math
+
+from ._formatting import format_number, format_weight
+from ._options import OPTIONS
+from ._repr_html import _escape, header, wrap
+
+# Colours are repr.css's variables: diverging weights, muted intercept and
+# an accent for the score.
+_WATERFALL_CSS = """
+.rb-wrap .rb-wf { position: relative; display: inline-block; width: 14em; height: 0.8em;
+  vertical-align: middle; }
+.rb-wrap .rb-wf-zero { position: absolute; top: -2px; bottom: -2px;
+  border-left: solid 1px var(--rb-font-color3); }
+.rb-wrap .rb-wf-step { position: absolute; top: 0; bottom: 0; min-width: 1px; }
+.rb-wrap .rb-wf-pos { background: var(--rb-positive); }
+.rb-wrap .rb-wf-neg { background: var(--rb-negative); }
+.rb-wrap .rb-wf-intercept { background: var(--rb-font-color3); }
+.rb-wrap .rb-wf-total { background: var(--rb-accent); }
+.rb-wrap tr.rb-wf-off td { color: var(--rb-font-color3); }
+.rb-wrap tr.rb-wf-sum td { font-weight: 600; border-top: solid 1px var(--rb-border-color); }
+"""
+
+_PREDICTION_NAMES = {"logistic": "probability", "poisson": "mean"}
+
+
+def _percent(value, low, span):
+    return f"{100 * (value - low) / span:.1f}%"
+
+
+def waterfall_bar(start, end, low, high, kind):
+    """One step of the waterfall: a bar from ``start`` to ``end`` on ``[low, high]``.
+
+    Parameters
+    ----------
+    start, end : float
+        Raw score before and after the term.
+    low, high : float
+        The scale, with ``low <= 0 <= high``; the zero line is drawn.
+    kind : {"intercept", "rule", "total"}
+        Colours the bar: a rule by the sign of its step.
+
+    Returns
+    -------
+    str
+        An empty track when a value is not finite or the scale is empty.
+
+    Examples
+    --------
+    >>> waterfall_bar(1.0, 3.0, 0.0, 4.0, "rule")  # doctest: +NORMALIZE_WHITESPACE
+    '<span class="rb-wf"><span class="rb-wf-zero" style="left:0.0%"></span><span
+    class="rb-wf-step rb-wf-pos" style="left:25.0%;width:50.0%"></span></span>'
+    """
+    span = high - low
+    if not all(map(math.isfinite, (start, end, low, high))) or not span > 0:
+        return "<span class=\"rb-wf\"></span>"
+    tone = kind if kind in ("intercept", "total") else ("pos" if end >= start else "neg")
+    left, right = min(start, end), max(start, end)
+    return (
+        f"<span class=\"rb-wf\"><span class=\"rb-wf-zero\" style=\"left:{_percent(0.0, low, span)}\">"
+        f"</span><span class=\"rb-wf-step rb-wf-{tone}\" style=\"left:{_percent(left, low, span)};"
+        f"width:{100 * (right - left) / span:.1f}%\"></span></span>"
+    )
+
+
+def _steps(frame):
+    """``(kind, rule, condition, applies, contribution, start, end)`` per line."""
+    before = 0.0
+    for kind, rule, condition, applies, contribution, cumulative in zip(
+            frame["kind"], frame["rule"], frame["condition"], frame["applies"],
+            frame["contribution"], frame["cumulative"]):
+        cumulative = float(cumulative)
+        start = 0.0 if kind in ("intercept", "total") else before
+        yield kind, rule, condition, bool(applies), float(contribution), start, cumulative
+        before = cumulative
+
+
+def waterfall_table(frame, loss, max_rules):
+    """The waterfall: one row per term, at most ``max_rules`` rules.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row's lines of :func:`rulebook.explanations.explain`.
+    loss : str
+        Names the prediction (probability for the logistic loss).
+    max_rules : int
+        Rule lines shown; the others are counted in one line and still in
+        the scale and the total.
+
+    Returns
+    -------
+    str
+        A ``<table>`` with columns rank, term, contribution, bar and score.
+    """
+    steps = list(_steps(frame))
+    values = [0.0] + [v for step in steps for v in step[5:]]
+    finite = [v for v in values if math.isfinite(v)]
+    low, high = min(finite), max(finite)
+    rows, shown = [], 0
+    hidden = sum(1 for step in steps if step[0] == "rule") - max_rules
+    for kind, rule, condition, applies, contribution, start, end in steps:
+        bar = waterfall_bar(start, end, low, high, kind)
+        if kind == "intercept":
+            rows.append(f"<tr class=\"rb-intercept\"><td></td><td class=\"rb-cond\">intercept</td>"
+                        f"<td>{_escape(format_weight(contribution))}</td><td>{bar}</td>"
+                        f"<td>{_escape(format_number(end))}</td></tr>")
+        elif kind == "rule":
+            shown += 1
+            if shown > max_rules:
+                continue
+            css = "" if applies else " class=\"rb-wf-off\""
+            rows.append(f"<tr{css}><td>{_escape(rule)}</td><td class=\"rb-cond\">{_escape(condition)}"
+                        f"</td><td>{_escape(format_weight(contribution))}</td><td>{bar}</td>"
+                        f"<td>{_escape(format_number(end))}</td></tr>")
+        else:
+            if hidden > 0:
+                noun = "rule" if hidden == 1 else "rules"
+                rows.append(f"<tr class=\"rb-more\"><td colspan=\"5\">... {hidden} more {noun}</td></tr>")
+            name = _PREDICTION_NAMES.get(loss, "prediction")
+            prediction = format_number(float(frame["prediction"].iloc[-1]))
+            rows.append(f"<tr class=\"rb-wf-sum\"><td></td><td class=\"rb-cond\">raw score "
+                        f"({_escape(name)} {_escape(prediction)})</td><td></td><td>{bar}</td>"
+                        f"<td>{_escape(format_number(end))}</td></tr>")
+    head = ("<thead><tr><th>#</th><th class=\"rb-cond\">term</th><th>contribution</th><th></th>"
+            "<th>score</th></tr></thead>")
+    return f"<table class=\"rb-table rb-waterfall\">{head}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def explanation_chips(explanation):
+    """Header facts: row, loss, raw score, prediction, rules that apply."""
+    return [
+        ("row", repr(explanation.row)),
+        ("loss", explanation.loss),
+        ("raw score", format_number(explanation.raw_score)),
+        (_PREDICTION_NAMES.get(explanation.loss, "prediction"), format_number(explanation.prediction)),
+        ("rules applying", f"{explanation.n_applying} of {explanation.n_rules}"),
+    ]
+
+
+def explanation_html(explanation):
+    """Rich HTML of an :class:`~rulebook.explanations.Explanation` (always HTML).
+
+    Parameters
+    ----------
+    explanation : Explanation
+
+    Returns
+    -------
+    str
+        Self-contained HTML: stylesheet, text fallback (``str(explanation)``,
+        escaped), header, waterfall. The same explanation gives the same
+        string.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rulebook import Proposition, Query, Rule, RuleEnsemble
+    >>> from rulebook.explanations import explain_row
+    >>> ensemble = RuleEnsemble(1.0, (Rule(Query((Proposition("<b>", "<=", 19.0),)), 2.5),))
+    >>> page = explanation_html(explain_row(ensemble, pd.DataFrame({"<b>": [10]})))
+    >>> "&lt;b&gt;" in page and "<b>" not in page and "rb-wf-pos" in page
+    True
+    """
+    body = f"<style>{_WATERFALL_CSS}</style>" + waterfall_table(
+        explanation.frame, explanation.loss, OPTIONS["display_max_rules"])
+    return wrap(str(explanation), header("Explanation", explanation_chips(explanation)), [body])
+
+
+def explanation_repr_html(explanation):
+    """``Explanation._repr_html_``: None when ``set_options(display="text")``."""
+    if OPTIONS["display"] != "html":
+        return None
+    return explanation_html(explanation)

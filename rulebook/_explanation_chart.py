@@ -1,0 +1,176 @@
+"""The chart of one prediction's explanation: a waterfall of its terms.
+
+:func:`explanation_chart` draws the lines of
+:func:`rulebook.explanations.explain_row` as floating bars: the intercept
+from 0, each rule from the score before it to the score after it, the raw
+score from 0. It is a :class:`rulebook.charts.Chart` (made by
+:func:`rulebook._chart_display._chart`), so it draws offline as the other
+charts do and can be chained; :func:`explanation_data` is the tidy frame
+behind it. Both are re-exported by :mod:`rulebook.charts`.
+"""
+
+import pandas as pd
+
+from ._chart_display import _altair, _chart, _rule_axis, wrap_rule
+from ._formatting import format_number
+from .explanations import explain_row
+from .rules import RuleEnsemble
+
+# The colours of rulebook.charts (not imported from there: charts
+# re-exports this module, and the import would make a circle).
+_EFFECT_COLORS = {
+    "positive": "#2166ac",
+    "negative": "#b2182b",
+    "intercept": "#969696",
+    "total": "#525252",
+    "not applying": "#d9d9d9",
+}
+_PREDICTION_NAMES = {"logistic": "probability", "poisson": "mean"}
+
+
+def _ensemble_and_frame(model, X):
+    """The ensemble of ``model`` and ``X`` as it predicts from it.
+
+    A fitted estimator checks ``X`` as its ``predict`` does (column names
+    and order, numeric columns, text numbers parsed); a ``*CV`` estimator
+    through its ``best_estimator_``.
+    """
+    if isinstance(model, RuleEnsemble):
+        return model, X
+    model = getattr(model, "best_estimator_", model)
+    if not hasattr(model, "ensemble_"):
+        raise ValueError(f"{type(model).__name__} is not fitted; call fit first, or pass a RuleEnsemble.")
+    from ._validation import check_prediction_frame
+
+    frame = check_prediction_frame(model, X, model.ensemble_, model._feature_kinds, model._categories)
+    return model.ensemble_, frame
+
+
+def explanation_data(model, X, row=0, *, all_rules=False):
+    """The data of :func:`explanation_chart`: one row's lines, with bar ends and labels.
+
+    Parameters
+    ----------
+    model : RuleEnsemble or fitted estimator
+        An estimator checks ``X`` as its ``predict`` does.
+    X : DataFrame or array-like of shape (n_samples, n_features)
+    row : int, default=0
+        Position of the row in ``X`` (as ``X.iloc[row]``).
+    all_rules : bool, default=False
+        Show the rules that do not apply too (as bars of zero length).
+
+    Returns
+    -------
+    DataFrame
+        The row's lines of :func:`rulebook.explanations.explain` (columns
+        ``row``, ``kind``, ``rule``, ``condition``, ``applies``,
+        ``weight``, ``contribution``, ``cumulative``, ``prediction``), and
+        ``order`` (int64, top to bottom), ``label`` (str: ``"intercept"``,
+        ``"rank. condition"`` wrapped between conditions with ``"\\n"``,
+        ``"raw score"``), ``start`` and ``end`` (float64, the bar's ends on
+        the raw score scale) and ``effect`` (``"intercept"``,
+        ``"positive"``, ``"negative"``, ``"not applying"``, ``"total"``).
+
+    Raises
+    ------
+    IndexError
+        If ``row`` is not a position in ``X``.
+    ValueError
+        If ``X`` lacks a column the rules use, or does not pass the
+        estimator's checks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rulebook import Proposition, Query, Rule, RuleEnsemble
+    >>> ensemble = RuleEnsemble(1.0, (Rule(Query((Proposition("a", ">", 0.0),)), -2.0),))
+    >>> explanation_data(ensemble, pd.DataFrame({"a": [1.0]}))[["label", "start", "end", "effect"]]
+           label  start  end     effect
+    0  intercept    0.0  1.0  intercept
+    1   1. a > 0    1.0 -1.0   negative
+    2  raw score    0.0 -1.0      total
+    """
+    ensemble, frame = _ensemble_and_frame(model, X)
+    data = explain_row(ensemble, frame, row, all_rules=all_rules).to_frame()
+    end = data["cumulative"].to_numpy()
+    start = [0.0] + list(end[:-1])
+    start[-1] = 0.0  # the total, like the intercept, stands on zero
+    labels, effects = [], []
+    for kind, rank, applies, contribution in zip(data["kind"], data["rule"], data["applies"],
+                                                 data["contribution"]):
+        if kind == "rule":
+            query = ensemble[int(rank) - 1].query
+            labels.append("\n".join(wrap_rule(query, prefix=f"{rank}. ")))
+            effects.append("not applying" if not applies else
+                           "positive" if contribution >= 0 else "negative")
+        else:
+            labels.append("intercept" if kind == "intercept" else "raw score")
+            effects.append(kind)
+    return data.assign(order=range(len(data)), label=labels, start=pd.Series(start, dtype="float64"),
+                       end=end, effect=effects)
+
+
+def explanation_chart(model, X, row=0, *, all_rules=False):
+    """Waterfall of one prediction: the intercept, each rule that applies, the raw score.
+
+    Bars float from the score before a term to the score after it
+    (positive steps in blue, negative in red), so the last bar, the raw
+    score, is where the steps end; the title gives the row, its raw score
+    and its prediction (the probability of the positive class for a
+    classifier). Rules are labelled ``"rank. condition"``, wrapped between
+    conditions; the tooltip has the full rule and the numbers.
+
+    Parameters
+    ----------
+    model, X, row, all_rules
+        As in :func:`explanation_data`.
+
+    Returns
+    -------
+    rulebook.charts.Chart
+        An ``alt.Chart`` (bars: ``x`` = ``start``, ``x2`` = ``end``,
+        ``y`` = ``label``, colour = ``effect``).
+
+    Raises
+    ------
+    IndexError, ValueError
+        As :func:`explanation_data`.
+
+    See Also
+    --------
+    rulebook.explanations.explain : the lines of every row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rulebook import Proposition, Query, Rule, RuleEnsemble
+    >>> ensemble = RuleEnsemble(1.0, (Rule(Query((Proposition("a", ">", 0.0),)), -2.0),))
+    >>> spec = explanation_chart(ensemble, pd.DataFrame({"a": [1.0]})).to_dict()
+    >>> spec["mark"]["type"], spec["encoding"]["x2"]["field"]
+    ('bar', 'end')
+    """
+    alt = _altair()
+    data = explanation_data(model, X, row, all_rules=all_rules)
+    loss = _loss(model)
+    axis, step = _rule_axis(alt, data["label"])
+    name = _PREDICTION_NAMES.get(loss, "prediction")
+    label = data["row"].iloc[0]
+    title = (f"row {getattr(label, 'item', lambda: label)()!r}: raw score "
+             f"{format_number(float(data['cumulative'].iloc[-1]))}, {name} "
+             f"{format_number(float(data['prediction'].iloc[-1]))}")
+    return _chart(data).mark_bar().encode(
+        y=alt.Y("label:N", title=None, sort=alt.EncodingSortField("order", order="ascending"), axis=axis),
+        x=alt.X("start:Q", title="raw score"),
+        x2=alt.X2("end:Q"),
+        color=alt.Color("effect:N", legend=None, scale=alt.Scale(
+            domain=list(_EFFECT_COLORS), range=list(_EFFECT_COLORS.values()))),
+        tooltip=["rule:O", "condition:N", alt.Tooltip("contribution:Q", format=".4g"),
+                 alt.Tooltip("cumulative:Q", title="score", format=".4g"),
+                 alt.Tooltip("prediction:Q", title=name, format=".4g")],
+    ).properties(width=300, height=step, title=title)
+
+
+def _loss(model):
+    if isinstance(model, RuleEnsemble):
+        return model.loss
+    return getattr(model, "best_estimator_", model).ensemble_.loss
