@@ -43,7 +43,10 @@ _INTERCEPT_SCALING = 100.0
 # Solver tolerance (duality gap for the lasso, relative to the variance of y;
 # liblinear's stopping criterion). The solvers' default 1e-4 leaves rule
 # weights of correlated rules off by several per cent and the path's sizes
-# noisy; 1e-7 costs little (warm starts) and gives weights to about 1e-5.
+# noisy; 1e-7 costs little (warm starts) and gives lasso weights to about
+# 1e-5. liblinear's criterion is relative to its gradient at w = 0: on
+# titanic and breast cancer its weights are within about 1e-3 of the largest
+# weight of a fit at 1e-13, the objective within 1e-9.
 _TOLERANCE = 1e-7
 # Rules of zero weight added to a logistic fit's working set beyond the
 # rules already in the model nearby (_L1Fitter._working_set): more means
