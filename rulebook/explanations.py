@@ -64,14 +64,14 @@ def explain(ensemble, X, *, all_rules=False):
 
         * ``row``: the row's label in ``X`` (its index; the position for
           an array), dtype of the index;
-        * ``kind`` (str; object under pandas 2): ``"intercept"``,
-          ``"rule"`` or ``"total"``;
+        * ``kind`` (object, str values): ``"intercept"``, ``"rule"`` or
+          ``"total"``;
         * ``rule`` (Int64): the rule's rank, 1-based as in
           :meth:`RuleEnsemble.to_frame` (``ensemble[rule - 1]``); ``<NA>``
           on intercept and total lines;
-        * ``condition`` (str; object under pandas 2): the rule's query as
-          text, ``str(rule.query)`` (``"True"`` for a rule without
-          conditions); missing on intercept and total lines;
+        * ``condition`` (object): the rule's query as text (str),
+          ``str(rule.query)`` (``"True"`` for a rule without conditions);
+          None on intercept and total lines;
         * ``applies`` (bool): whether the rule's query holds on the row
           (True on intercept and total lines);
         * ``weight`` (float64): the rule's weight, the intercept on the
@@ -160,9 +160,11 @@ def explain(ensemble, X, *, all_rules=False):
     running = running[keep]
     return pd.DataFrame({
         "row": _row_labels(X).repeat(keep.sum(axis=1)),
-        "kind": kinds[column],
+        # object, whatever the pandas version and the values (all None
+        # when no rule applies): one dtype for every call.
+        "kind": pd.Series(kinds[column], dtype=object),
         "rule": pd.arrays.IntegerArray(column.astype(np.int64), (column == 0) | (column > n_rules)),
-        "condition": texts[column],
+        "condition": pd.Series(texts[column], dtype=object),
         "applies": applies[keep],
         "weight": weight[keep],
         "contribution": contribution[keep],
