@@ -19,6 +19,7 @@ tests and for users who prefer another plotting library (defined in
 ``anytime_chart``            best value and upper bound during one search
 ``rule_weights_chart``       rule weights and coverage
 ``coverage_heatmap``         which rows each rule covers (small data)
+``explanation_chart``        one prediction's terms as a waterfall
 ``cv_chart``                 cross-validated score against rules, per
                              ``reg_lambda`` (the ``*CV`` estimators)
 ===========================  ===============================================
@@ -58,6 +59,7 @@ from ._chart_display import (  # noqa: F401
     notebook_renderer,
     wrap_rule,
 )
+from ._explanation_chart import explanation_chart, explanation_data  # noqa: F401
 from .chart_data import (  # noqa: F401 (the data functions are public here too)
     _EFFORT_MEASURES,
     _TRACE_COLUMNS,

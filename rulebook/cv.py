@@ -190,6 +190,16 @@ class _RuleBoostingCV(BaseEstimator):
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
 
+    def explain(self, X, *, all_rules=False):
+        """The best estimator's ``explain`` (each row's score as its terms)."""
+        check_is_fitted(self)
+        return self.best_estimator_.explain(X, all_rules=all_rules)
+
+    def explain_row(self, X, row=0, *, all_rules=False):
+        """The best estimator's ``explain_row`` (one row's waterfall)."""
+        check_is_fitted(self)
+        return self.best_estimator_.explain_row(X, row, all_rules=all_rules)
+
     def staged_ensembles(self):
         """The best estimator's model after each round (see its ``staged_ensembles``)."""
         check_is_fitted(self)

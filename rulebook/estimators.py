@@ -27,6 +27,7 @@ from ._validation import (
 )
 from .binning import GT, Binner, _allowed_of, _cut_points_of, _paper_thresholds
 from .boosting import BoostingSetup, fit_boosting
+from .explanations import explain, explain_row
 from .greedy import GreedyLearner
 from .learners import resolve_learner
 from .losses import get_loss
@@ -153,7 +154,67 @@ _ATTRIBUTES = """
 """
 
 
-class _RuleBoosting(BaseEstimator):
+class _Explained:
+    """``explain`` and ``explain_row`` of an estimator with ``ensemble_``:
+    ``X`` checked as ``predict`` checks it, then explained term by term."""
+
+    def explain(self, X, *, all_rules=False):
+        """Each row's raw score as its terms: intercept, the rules that apply, total.
+
+        ``X`` is checked as in ``predict``; see
+        :func:`rulebook.explanations.explain` for the columns.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        all_rules : bool, default=False
+            Also list the rules that do not apply (contribution 0).
+
+        Returns
+        -------
+        DataFrame
+            Long format; each row's ``total`` line equals the raw score
+            (``decision_function`` of the classifier) and its
+            ``prediction`` the probability of ``classes_[1]`` (classifier)
+            or ``predict`` (regressor).
+
+        Raises
+        ------
+        ValueError
+            As ``predict``.
+        """
+        return explain(self.ensemble_, self._checked_frame(X), all_rules=all_rules)
+
+    def explain_row(self, X, row=0, *, all_rules=False):
+        """One row's explanation, shown as a waterfall in a notebook.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        row : int, default=0
+            Position of the row in ``X`` (as ``iloc``).
+        all_rules : bool, default=False
+
+        Returns
+        -------
+        rulebook.explanations.Explanation
+
+        Raises
+        ------
+        ValueError
+            As ``predict``.
+        IndexError
+            If ``row`` is not a position in ``X``.
+        """
+        return explain_row(self.ensemble_, self._checked_frame(X), row, all_rules=all_rules)
+
+    def _checked_frame(self, X):
+        check_is_fitted(self)
+        return check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
+
+
+
+class _RuleBoosting(_Explained, BaseEstimator):
     _loss_name = None
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,

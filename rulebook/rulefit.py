@@ -85,6 +85,7 @@ from ._validation import (
     warn_numbers_with_markers,
 )
 from .binning import Binner
+from .estimators import _Explained
 from .losses import get_loss
 from .rulefit_path import _L1Fitter, _regularisation_path
 from .rulefit_rules import (  # noqa: F401 (_simplify: tests)
@@ -218,7 +219,7 @@ _REFERENCES = """
 """
 
 
-class _RuleFit(BaseEstimator):
+class _RuleFit(_Explained, BaseEstimator):
     _loss_name_ = None
 
     def __init__(self, max_rules=10, *, alpha=None, n_estimators=300, tree_size=4, learning_rate=0.01,

@@ -515,6 +515,52 @@ class RuleEnsemble:
 
         return get_loss(self.loss).inverse_link(self.decision_function(X))
 
+    def explain(self, X, *, all_rules=False):
+        """Each row's raw score as its terms: intercept, the rules that apply, total.
+
+        See :func:`rulebook.explanations.explain` for the columns.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        all_rules : bool, default=False
+            Also list the rules that do not apply (contribution 0).
+
+        Returns
+        -------
+        DataFrame
+            Long format, one line per term and row; each row's ``total``
+            line equals :meth:`decision_function` to the last bit.
+        """
+        from .explanations import explain
+
+        return explain(self, X, all_rules=all_rules)
+
+    def explain_row(self, X, row=0, *, all_rules=False):
+        """One row's explanation, shown as a waterfall in a notebook.
+
+        See :func:`rulebook.explanations.explain_row`.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        row : int, default=0
+            Position of the row in ``X`` (as ``iloc``).
+        all_rules : bool, default=False
+
+        Returns
+        -------
+        rulebook.explanations.Explanation
+
+        Raises
+        ------
+        IndexError
+            If ``row`` is not a position in ``X``.
+        """
+        from .explanations import explain_row
+
+        return explain_row(self, X, row, all_rules=all_rules)
+
     # -- presentation -------------------------------------------------------
     def __str__(self):
         weights = [format_weight(self.intercept)] + [format_weight(r.weight) for r in self.rules]

@@ -21,8 +21,10 @@ from rulebook import (
     Query,
     Rule,
     RuleBoostingClassifier,
+    RuleBoostingClassifierCV,
     RuleBoostingRegressor,
     RuleEnsemble,
+    RuleFitClassifier,
     set_options,
 )
 from rulebook._explain_html import explanation_html, waterfall_bar
@@ -383,3 +385,23 @@ def test_poisson_regressor_explanations(ships):
     assert "mean" in str(explanation).splitlines()[0]
     assert "rb-wf" in explanation._repr_html_()
     assert explanation_data(model, X, 0)["label"].iloc[-1] == "raw score"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RuleBoostingClassifier(4, verbose=0),
+    lambda: RuleBoostingClassifier(3, learner="orthogonal", verbose=0),
+    lambda: RuleFitClassifier(max_rules=5, n_estimators=20, random_state=0),
+    lambda: RuleBoostingClassifierCV(3, reg_lambdas=(1.0,), cv=3, verbose=0),
+], ids=["boosting", "orthogonal", "rulefit", "cv"])
+def test_every_estimator_explains_its_own_scores(make):
+    X, y = load_titanic()
+    X, y = X.iloc[:300], y.iloc[:300]
+    model = make().fit(X, y)
+    lines = model.explain(X)
+    totals = lines[lines["kind"] == "total"]
+    np.testing.assert_array_equal(totals["cumulative"].to_numpy(), model.decision_function(X))
+    np.testing.assert_array_equal(totals["prediction"].to_numpy(), model.predict_proba(X)[:, 1])
+    one = model.explain_row(X, 7)
+    assert one.raw_score == model.decision_function(X)[7]
+    with pytest.raises(ValueError, match="Age"):
+        model.explain(X.drop(columns="Age"))
