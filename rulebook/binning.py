@@ -9,12 +9,12 @@ prediction needs no binning state.
   the column has more distinct values than ``max_bins``, every distinct
   value when ``max_bins=None``. The threshold ``t[k]`` of a bin that ends
   at the value ``v`` is the shortest decimal number in ``[v, w)``, ``w``
-  the column's next larger value (:func:`rulebook._formatting.shortest_between`):
-  ages 19 and 20 give ``Age <= 19``, values 0.038075906 and 0.0381234 give
-  ``x <= 0.0381``. No value of the column lies in ``(v, t]``, so every
-  training row falls in the bin it would with ``t = v``, and a printed
-  rule, which names its threshold exactly, is both short and the model's
-  own condition. In a float32 column the gap is narrowed to the values as
+  the column's next larger value (:func:`rulebook._formatting.shortest_between`;
+  rows of zero weight count as removed): ages 19 and 20 give ``Age <= 19``,
+  values 0.038075906 and 0.0381234 give ``x <= 0.0381``. No value lies in
+  ``(v, t]``, so every training row of positive weight falls in the bin it
+  would with ``t = v``, and a printed rule, which names its threshold
+  exactly, is both short and the model's own condition. In a float32 column the gap is narrowed to the values as
   the column shows them (a float32 0.2 is 0.20000000298 as a float64,
   which rules compare). The user's ``cut_points`` (and so
   :func:`paper_cut_points`) are thresholds as given.
@@ -333,11 +333,13 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
     cuts : ndarray of float64
         Values ``v`` of the column (rows of positive weight): bin edges.
     following : ndarray of float64, same shape
-        Each cut's next larger value in the column, rows of zero weight
-        included: a threshold in ``[v, following)`` bins every row alike.
+        Each cut's next larger value (rows of positive weight): a threshold
+        in ``[v, following)`` bins those rows alike. Rows of zero weight
+        count as removed here too, so that a weight of zero and removing
+        the row fit the same thresholds (scikit-learn's sample weight
+        equivalence); their own bins play no part in a fit.
     """
-    present = ~np.isnan(values)
-    keep = active & present
+    keep = active & ~np.isnan(values)
     ordered, ordered_weights = _sorted_with_weights(values[keep], sample_weight[keep])
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.empty(0, np.intp)
     distinct = ordered[starts]
@@ -360,10 +362,7 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
         targets = np.arange(1, max_bins) / max_bins
         cut = np.unique(np.searchsorted(cumulative, targets, side="left"))
         cut = cut[cut < len(distinct) - 1]
-    if np.array_equal(keep, present):
-        return distinct[cut], distinct[cut + 1]
-    every = np.unique(values[present])  # rows of zero weight hold values too
-    return distinct[cut], every[np.searchsorted(every, distinct[cut], side="right")]
+    return distinct[cut], distinct[cut + 1]
 
 
 def _sorted_with_weights(present, weights):

@@ -335,8 +335,8 @@ def _column(kind, values):
        st.sampled_from([2, 3, 8, 255, None]), st.booleans())
 def test_thresholds_bin_the_training_rows_as_the_data_values_did(kind, data, max_bins, zeros):
     """The threshold of each cut is the shortest decimal in [v, w) (v the
-    data value the cut was, w the next value, rows of zero weight
-    included), and every training row's bin is the one ``v`` gave:
+    data value the cut was, w the next value among rows of positive
+    weight), and every such training row's bin is the one ``v`` gave:
     negative, huge and tiny values, float32, int64 beyond 2**53. The
     propositions select those rows on the frame as given (float32 and int64
     compared as float64, as prediction does)."""
@@ -354,18 +354,20 @@ def test_thresholds_bin_the_training_rows_as_the_data_values_did(kind, data, max
     cuts, _ = _equal_frequency_cuts(x, weights, weights > 0, max_bins)
     thresholds = binner.features_[0].thresholds
     assert len(thresholds) == len(cuts)
-    np.testing.assert_array_equal(X_binned[:, 0], _bin_numeric(x, cuts))
-    every = np.unique(x)
+    active = weights > 0
+    np.testing.assert_array_equal(X_binned[active, 0], _bin_numeric(x, cuts)[active])
+    every = np.unique(x[active])
     following = every[np.searchsorted(every, cuts, side="right")]
     if kind == "float32":  # the gap narrowed to the values as float32 shows them
         cuts, following = np.maximum(cuts, _shown32(cuts)), np.minimum(following, _shown32(following))
     expected = [shortest_between(v, w) for v, w in zip(cuts.tolist(), following.tolist())]
     np.testing.assert_array_equal(thresholds, expected)
-    codes = X_binned[:, 0].astype(int)
+    codes = X_binned[active, 0].astype(int)
     for k in range(len(thresholds)):
-        np.testing.assert_array_equal(binner.proposition(0, LE, k).evaluate(frame), codes <= k)
+        covered = binner.proposition(0, LE, k).evaluate(frame)[active]
+        np.testing.assert_array_equal(covered, codes <= k)
         if kind == "float32":  # and on the numbers a reader sees
-            np.testing.assert_array_equal(_shown32(x) <= thresholds[k], codes <= k)
+            np.testing.assert_array_equal(_shown32(x[active]) <= thresholds[k], codes <= k)
 
 
 def _shown32(values):
@@ -392,3 +394,14 @@ def test_thresholds_read_short_and_user_cut_points_stay_as_given():
     given, _ = _fit(frame, cut_points={"r": [0.038075906]})
     assert given.features_[1].thresholds.tolist() == [0.038075906]
     assert str(given.proposition(1, LE, 0)) == "r <= 0.038075906"
+
+
+def test_a_zero_weight_is_removing_the_row():
+    """Rows of zero weight count as removed for the gaps too: the same
+    thresholds as without them (scikit-learn's sample weight equivalence;
+    a zero-weight 19.5 between 19.2 and 25 must not make 'x <= 20' 'x <= 19.3')."""
+    x = pd.DataFrame({"x": [19.2, 19.5, 25.0, 30.0]})
+    weighted, _ = _fit(x, np.array([1.0, 0.0, 1.0, 1.0]), max_bins=None)
+    removed, _ = _fit(x.iloc[[0, 2, 3]], max_bins=None)
+    np.testing.assert_array_equal(weighted.features_[0].thresholds, removed.features_[0].thresholds)
+    assert weighted.features_[0].thresholds.tolist() == [20.0, 25.0]
