@@ -9,6 +9,7 @@ evaluates every condition of every rule on every row in plain Python.
 """
 
 import math
+import re
 import operator
 from unittest import mock
 
@@ -354,3 +355,39 @@ def test_nominal_conditions_on_non_string_columns(feature, op, value):
     expected = naive_decision_function(ensemble, columns)
     np.testing.assert_array_equal(decision_function_numpy(ensemble, X), expected)
     np.testing.assert_array_equal(_decision_function_kernel(ensemble, X), expected)
+
+
+# -- messages that say what is wrong with X ----------------------------------------
+
+@pytest.mark.parametrize("min_work", [0, HUGE])
+@pytest.mark.parametrize("index", [1, 2])
+def test_too_few_columns_by_position_names_the_columns_needed(monkeypatch, min_work, index):
+    """A model read by position needs column ``index`` (0-based), so
+    ``index + 1`` columns: the message says how many, and what X has."""
+    monkeypatch.setattr(predict_module, "PREDICT_MIN_WORK", min_work)
+    ensemble = RuleEnsemble(0.0, (Rule(Query((Proposition("x", ">", 1.0, index),)), 1.0),),
+                            by_name=False)
+    with pytest.raises(ValueError, match=rf"at least {index + 1} columns to evaluate a "
+                                         rf"condition on 'x'; got shape \(4, {index}\)\."):
+        ensemble.decision_function(np.ones((4, index)))
+    frame = pd.DataFrame({f"c{j}": [1.0, 2.0] for j in range(index)})
+    with pytest.raises(ValueError, match=rf"at least {index + 1} columns to evaluate a "
+                                         rf"condition on 'x' by position; got {index}\."):
+        ensemble.decision_function(frame)
+    # ``index + 1`` columns are enough.
+    X = np.zeros((2, index + 1))
+    X[1, index] = 2.0
+    np.testing.assert_array_equal(ensemble.decision_function(X), [0.0, 1.0])
+
+
+def test_a_missing_column_message_lists_at_most_twenty_labels_of_x():
+    ensemble = RuleEnsemble(0.0, (Rule(Query((Proposition("a", ">", 1.0, 0),
+                                              Proposition("zz", ">", 1.0, 1))), 1.0),))
+    wide = pd.DataFrame({name: [1.0] for name in ["a"] + [f"c{i}" for i in range(24)]})
+    listed = ", ".join(repr(name) for name in wide.columns[:20])
+    with pytest.raises(ValueError, match=re.escape(f"X has columns [{listed}, ...].")):
+        ensemble.decision_function(wide)
+    narrow = wide.iloc[:, :3]
+    listed = ", ".join(repr(name) for name in narrow.columns)
+    with pytest.raises(ValueError, match=re.escape(f"X has columns [{listed}].")):
+        ensemble.decision_function(narrow)
