@@ -107,7 +107,8 @@ def test_python_numbers_in_an_object_column_with_none_and_nan():
     with pytest.warns(UserWarning, match=r"'x'.*10 blank cell"):
         binner.fit_transform(pd.DataFrame({"x": x}), np.ones(len(x)))
     assert binner.features_[0].kind == "numeric"
-    np.testing.assert_array_equal(binner.features_[0].thresholds, [-100.0, 1.5, 2.0, 3.0])
+    # Values -100, 1.5, 2, 3, 4.25: the shortest decimal in each gap.
+    np.testing.assert_array_equal(binner.features_[0].thresholds, [0.0, 1.5, 2.0, 3.0])
 
 
 @pytest.mark.parametrize(
