@@ -96,6 +96,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("losses", "p = np.clip(_weighted_mean(y > 0, sample_weight), 1e-12, 1 - 1e-12)",
      "p = np.clip(_weighted_mean(y > -1, sample_weight), 1e-12, 1 - 1e-12)"):
         "the logistic loss holds labels as -1/+1: y > 0 and y > -1 select the same rows",
+    ("losses", "p = np.clip(_weighted_mean(y > 0, sample_weight), 1e-12, 1 - 1e-12)",
+     "p = np.clip(_weighted_mean(y >= 0, sample_weight), 1e-12, 1 - 1e-12)"):
+        "the logistic loss holds labels as -1/+1: y > 0 and y >= 0 select the same rows",
     ("binning", "if len(present) and np.all(weights == weights[0]):",
      "if len(present) and np.all(weights == weights[ -1]):"):
         "all weights equal the first one exactly when they all equal the last one",

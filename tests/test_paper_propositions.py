@@ -191,6 +191,17 @@ def test_mask_needs_the_paper_cut_points():
         paper_allowed(binner, X, 6)
 
 
+def test_mask_needs_each_paper_cut_point_not_just_one_above_it():
+    """Cut points near the paper's but none of them, each below a larger one
+    of the binner: still an error, naming a point it lacks."""
+    X = pd.DataFrame({"x": np.arange(20.0)})
+    paper = paper_cut_points(X, 4)["x"]
+    binner = Binner(cut_points={"x": np.r_[paper + 0.25, 100.0]})
+    binner.fit_transform(X, np.ones(20))
+    with pytest.raises(ValueError, match="binner has no cut point .* in column 'x'"):
+        paper_allowed(binner, X, 4)
+
+
 def test_extra_cut_points_are_not_allowed():
     X = pd.DataFrame({"x": np.arange(20.0)})
     cuts = paper_cut_points(X, 4)
