@@ -102,6 +102,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("binning", "if len(present) and np.all(weights == weights[0]):",
      "if len(present) and np.all(weights == weights[ -1]):"):
         "all weights equal the first one exactly when they all equal the last one",
+    ("objectives", "if code == 1:", "if code <= 1:"):
+        "_objective returns for code 0 just above, and codes are 0, 1, 2: past that return "
+        "code <= 1 holds exactly when code == 1",
     ("_bound_kernels", "rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0",
      "rp, rn, cp, cn = 0.0, 0.0, 1.0, 0.0"):
         "cp starts the weight of the h == 0 rows of g > 0 that each singleton set adds its "

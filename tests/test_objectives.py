@@ -136,3 +136,16 @@ def test_second_order_weight_without_curvature_is_zero():
     assert second_order_weight(5.0, 0.0, 0.0) == 0.0
     assert second_order_weight(-4.0, 1.0, 1.0) == 2.0
     assert isinstance(second_order_weight(np.float64(-4.0), 1.0, 1.0), float)
+
+
+def test_check_objective_accepts_every_name_by_value_not_identity():
+    """Names read from a file or built at run time are new string objects:
+    accepted by equality, as a literal is."""
+    from rulebook.objectives import check_objective
+
+    for name in (*NAMES, "orthogonal"):
+        built = "".join(list(name))  # equal, but not the interned literal
+        assert check_objective(built) == name
+    for bad in ("Orthogonal", "orthogonal ", None, 2):
+        with pytest.raises(ValueError, match="orthogonal"):
+            check_objective(bad)

@@ -288,6 +288,16 @@ def test_large_input_goes_through_the_kernel_and_agrees(monkeypatch):
     np.testing.assert_array_equal(out, decision_function_numpy(ensemble, X))
 
 
+def test_small_input_stays_on_the_numpy_path(monkeypatch):
+    """Below ``PREDICT_MIN_WORK`` (rows times conditions) no kernel is
+    called: a small prediction costs no compilation or thread start."""
+    X, ensemble, expected = titanic_like()
+    monkeypatch.setattr(predict_module, "PREDICT_MIN_WORK", len(X) * 5 + 1)  # 5 conditions
+    monkeypatch.setattr(predict_module, "_decision_function_kernel",
+                        mock.Mock(side_effect=AssertionError("the kernel was called")))
+    np.testing.assert_array_equal(ensemble.decision_function(X), expected)
+
+
 @pytest.mark.parametrize("min_work", [0, HUGE])
 def test_edge_ensembles(monkeypatch, min_work):
     monkeypatch.setattr(predict_module, "PREDICT_MIN_WORK", min_work)
@@ -387,7 +397,8 @@ def test_a_missing_column_message_lists_at_most_twenty_labels_of_x():
     listed = ", ".join(repr(name) for name in wide.columns[:20])
     with pytest.raises(ValueError, match=re.escape(f"X has columns [{listed}, ...].")):
         ensemble.decision_function(wide)
-    narrow = wide.iloc[:, :3]
-    listed = ", ".join(repr(name) for name in narrow.columns)
-    with pytest.raises(ValueError, match=re.escape(f"X has columns [{listed}].")):
-        ensemble.decision_function(narrow)
+    for n_columns in (3, 20):  # twenty labels are all shown, with no "..."
+        narrow = wide.iloc[:, :n_columns]
+        listed = ", ".join(repr(name) for name in narrow.columns)
+        with pytest.raises(ValueError, match=re.escape(f"X has columns [{listed}].")):
+            ensemble.decision_function(narrow)
