@@ -414,8 +414,11 @@ def _as_shown(dtype, cuts, following):
     separates both the float64 values and the numbers the reader sees (a
     float32 0.1 and 0.2 give ``x <= 0.11``).
     """
-    kind = np.dtype(getattr(dtype, "numpy_dtype", dtype)) if ptypes.is_float_dtype(dtype) else None
-    if kind is None or kind.itemsize >= 8:
+    try:  # numpy, nullable (Float32) and sparse dtypes
+        kind = np.dtype(getattr(dtype, "numpy_dtype", getattr(dtype, "subtype", dtype)))
+    except TypeError:
+        return cuts, following
+    if kind.kind != "f" or kind.itemsize >= 8:
         return cuts, following
 
     def shown(values):
