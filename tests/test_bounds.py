@@ -97,6 +97,17 @@ def test_zero_hessian_rows_without_regularisation():
     assert subset_maximum(problem, order) > 0
 
 
+def test_zero_hessian_rows_of_negative_gradients_without_regularisation():
+    """The mirror image (gradients negated) of the case above: the objective
+    reads G only squared, so the bound and the optimum are the same, now a
+    set of negative gradients."""
+    problem = _problem(g=[-100.0, -2.0, -0.99], h=[0.0, 2.0, 1.0], reg_lambda=0.0)
+    order = ratio_order(problem)
+    expected = 100.99 ** 2 / (2 * 3 * 1.0)
+    assert subset_maximum(problem, order) == expected
+    assert kernel_bound(problem, order) == expected
+
+
 def test_ratio_order_is_descending_with_infinite_ratios_at_the_ends():
     problem = _problem(g=[1.0, -3.0, 0.0, 2.0, 5.0, -1.0, 0.0],
                        h=[1.0, 0.0, 0.0, 1.0, 0.0, 4.0, 2.0], reg_lambda=1.0)
