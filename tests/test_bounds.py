@@ -108,6 +108,21 @@ def test_zero_hessian_rows_of_negative_gradients_without_regularisation():
     assert kernel_bound(problem, order) == expected
 
 
+def test_zero_hessian_singletons_with_unequal_sample_weights():
+    """The cases above with a light h = 0 row (weight 0.5): the objective
+    reads the weights only through C > 0, so the optimum is the same set,
+    over twice n = 2.5."""
+    for sign in (1.0, -1.0):
+        g = sign * np.array([100.0, 2.0, 0.99])
+        problem = SearchProblem(np.zeros((3, 1), np.uint16, order="F"), np.array([1]),
+                                np.array([False]), g, np.array([0.0, 2.0, 1.0]),
+                                np.array([0.5, 1.0, 1.0]), np.arange(3), 0.0, 2)
+        order = ratio_order(problem)
+        expected = 100.99 ** 2 / (2 * 2.5 * 1.0)
+        assert subset_maximum(problem, order) == expected
+        assert kernel_bound(problem, order) == expected
+
+
 def test_ratio_order_is_descending_with_infinite_ratios_at_the_ends():
     problem = _problem(g=[1.0, -3.0, 0.0, 2.0, 5.0, -1.0, 0.0],
                        h=[1.0, 0.0, 0.0, 1.0, 0.0, 4.0, 2.0], reg_lambda=1.0)

@@ -384,6 +384,8 @@ def test_too_few_columns_by_position_names_the_columns_needed(monkeypatch, min_w
     with pytest.raises(ValueError, match=rf"at least {index + 1} columns to evaluate a "
                                          rf"condition on 'x' by position; got {index}\."):
         ensemble.decision_function(frame)
+    with pytest.raises(ValueError, match=r"X must be 2-D .*; got shape \(4,\)\."):
+        ensemble.decision_function(np.ones(4))  # a single row or column: which?
     # ``index + 1`` columns are enough.
     X = np.zeros((2, index + 1))
     X[1, index] = 2.0
