@@ -29,8 +29,10 @@ Outputs under ``--out``: ``mutants.csv`` (one row per mutant: part, module,
 operator, line, outcome, seconds, diff) and ``summary.txt`` (the table and
 the survivors), rewritten after every mutant. Each part's sample is seeded
 by the part's name, so ``--parts X`` re-measures the same mutants of X (after
-new tests, say), and ``--merge a/mutants.csv b/mutants.csv --out c`` combines
-runs: each part from the last file holding it::
+new tests, say); ``--retest a/mutants.csv --parts X`` re-runs only the
+survivors of X in an earlier run (its killed rows are kept: tests were only
+added); and ``--merge a/mutants.csv b/mutants.csv --out c`` combines runs,
+each part from the last file holding it::
 
     ~/cr-venv/bin/python benchmarks/mutation.py --merge run1/mutants.csv rerun/mutants.csv \
         --out merged
@@ -127,6 +129,9 @@ def parse_args():
     parser.add_argument("--out", type=Path, default=HERE / "results" / "mutation")
     parser.add_argument("--commit", default="HEAD",
                         help="the commit whose rulebook/ and tests/ are mutated (default HEAD)")
+    parser.add_argument("--retest", type=Path, metavar="CSV",
+                        help="re-run only the survivors of an earlier run's mutants.csv (of "
+                             "--parts) at --commit, after new tests; its killed rows are kept")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="CSV",
                         help="run nothing: merge the mutants.csv of earlier runs (a part's rows "
                              "from the last file that has the part), re-read EQUIVALENT, and "
@@ -273,6 +278,17 @@ def write(rows, out):
     (out / "summary.txt").write_text(summarise(rows) + "\n")
 
 
+def survivors_of(path, parts):
+    """The rows of an earlier run (of ``parts``) and the specs of its survivors."""
+    with open(path, newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["part"] in parts]
+    for row in rows:
+        row["line"], row["occurrence"] = int(row["line"]), int(row["occurrence"])
+    specs = [(row["part"], (row["module"], row["operator"], row["occurrence"]))
+             for row in rows if row["outcome"] == "survived"]
+    return [row for row in rows if row["outcome"] != "survived"], specs
+
+
 def merge(paths, out):
     """The rows of several runs' ``mutants.csv``, each part from the last run measuring it."""
     by_part = {}
@@ -296,16 +312,25 @@ def main():
     if args.merge:
         merge(args.merge, args.out)
         return
-    # A generator per part, seeded by the part's name: ``--parts X`` draws the
-    # same mutants of X as the full run, so a part can be re-measured alone.
     rows, lock = [], threading.Lock()
     order = lambda row: (row["part"], row["module"], row["line"])
+    earlier = {}
+    if args.retest:
+        rows, retest = survivors_of(args.retest, args.parts)
+        with open(args.retest, newline="") as handle:
+            earlier = {(row["part"], row["module"], row["operator"], row["occurrence"]): row
+                       for row in csv.DictReader(handle)}
     with tempfile.TemporaryDirectory(prefix="rulebook-mutation-") as tmp:
         copies = Copies(args.jobs, Path(tmp), args.commit)
-        # Mutants of the committed modules (the working tree may differ).
+        # Mutants of the committed modules (the working tree may differ). A
+        # generator per part, seeded by the part's name: ``--parts X`` draws
+        # the same mutants of X as the full run, so a part can be re-measured.
         plan = {part: enumerate_mutants(part, random.Random(f"{args.seed}:{part}"), args.sample,
                                         copies.free[0])
                 for part in args.parts}
+        if args.retest:  # the earlier survivors only, as (count, specs) per part
+            plan = {part: (plan[part][0], [spec for p, spec in retest if p == part])
+                    for part in args.parts}
         timeouts = {}
         for part in args.parts:  # clean runs: the tests must pass; warms each copy's cache
             tests = PARTS[part][1]
@@ -321,6 +346,12 @@ def main():
             if row is None:
                 return
             row.update(part=part, mutants=plan[part][0])
+            before = earlier.get((part, *map(str, spec)))
+            if before is not None and (before["before"], before["after"]) != (row["before"],
+                                                                              row["after"]):
+                # The module changed since: that occurrence is another mutant
+                # now, so the earlier survivor stays as it was measured.
+                row = {**before, "line": int(before["line"])}
             row["equivalent"] = EQUIVALENT.get((row["module"], row["before"], row["after"]), "")
             with lock:
                 rows.append(row)
