@@ -82,7 +82,8 @@ PARTS = {
     "rules": (["rules"], ["tests/test_rules.py"]),
     "prediction": (["_predict"], ["tests/test_predict.py"]),
     "repr escaping": (["_repr_html", "_formatting"],
-                      ["tests/test_repr.py", "tests/test_text_safety.py"]),
+                      ["tests/test_repr.py", "tests/test_repr_history_head.py",
+                       "tests/test_text_safety.py"]),
 }
 
 # Not sampled: removing ``@kernel``/``@njit`` runs the same function in
