@@ -133,10 +133,11 @@ def parse_args():
     parser.add_argument("--retest", type=Path, metavar="CSV",
                         help="re-run only the survivors of an earlier run's mutants.csv (of "
                              "--parts) at --commit, after new tests; its killed rows are kept")
-    parser.add_argument("--merge", type=Path, nargs="+", metavar="CSV",
+    parser.add_argument("--merge", nargs="+", metavar="CSV[=PART,...]",
                         help="run nothing: merge the mutants.csv of earlier runs (a part's rows "
-                             "from the last file that has the part), re-read EQUIVALENT, and "
-                             "write the merged table and survivors to --out")
+                             "from the last file that has the part; =PART,... takes only those "
+                             "parts of a file), re-read EQUIVALENT, and write the merged table "
+                             "and survivors to --out")
     return parser.parse_args()
 
 
@@ -293,10 +294,11 @@ def survivors_of(path, parts):
 def merge(paths, out):
     """The rows of several runs' ``mutants.csv``, each part from the last run measuring it."""
     by_part = {}
-    for path in paths:
+    for entry in paths:
+        path, _, only = entry.partition("=")
         with open(path, newline="") as handle:
             rows = list(csv.DictReader(handle))
-        parts = {row["part"] for row in rows}
+        parts = {row["part"] for row in rows} & (set(only.split(",")) if only else set(PARTS))
         by_part.update({part: [row for row in rows if row["part"] == part] for part in parts})
     rows = []
     for part in sorted(by_part, key=list(PARTS).index):
