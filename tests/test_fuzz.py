@@ -33,8 +33,8 @@ FUZZ = settings(derandomize=True, deadline=None, database=None, print_blob=True,
                                        HealthCheck.large_base_example, HealthCheck.filter_too_much])
 MIN_CASES = 2000
 # The last test counts the cases the others ran in this process: under
-# pytest-xdist (``--dist loadgroup``) they all run in one worker.
-pytestmark = pytest.mark.xdist_group("fuzz")
+# pytest-xdist the README's command sends whole files to a worker
+# (``--dist loadfile``).
 EXAMPLES = {"boosting": 155, "rulefit": 30, "ensembles": 400, "charts": 25, "widgets": 6,
             "report": 8}
 # Cases run per property (hypothesis may run a few more than max_examples).
