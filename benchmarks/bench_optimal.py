@@ -2,7 +2,7 @@
 
 For every dataset of Boley et al. (2021), Table 1, that is available here
 (plus friedman1-3 and noisy parity, generated), with the paper's reg_lambda
-and the paper's propositions (``rulebook.binning.paper_cut_points`` /
+and the paper's propositions (``rulebook.paper_propositions.paper_cut_points`` /
 ``paper_allowed``: k/2 equal-frequency thresholds per numeric column, each
 giving ``x <= c`` and ``x >= c``; ``x == v`` per category), prints one row:
 rulebook's time for 10 optimal rules, nodes expanded, peak memory and
@@ -119,7 +119,8 @@ def load_case(name, data_home, seed):
 # -- rulebook, in a child process ------------------------------------------------
 def paper_setup(X, propositions):
     """Cut points and allowed mask of the paper's propositions (binned as the estimator does)."""
-    from rulebook.binning import Binner, paper_allowed, paper_cut_points
+    from rulebook.binning import Binner
+    from rulebook.paper_propositions import paper_allowed, paper_cut_points
 
     cut_points = paper_cut_points(X, propositions)
     binner = Binner(max_bins=255, cut_points=cut_points)

@@ -6,7 +6,6 @@ loop (:mod:`rulebook.boosting`) and stores a plain-value
 """
 
 import numbers
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._fitted_views import _Explained, _Staged
 from ._progress import INTERRUPTED, is_interrupt, round_bar
 from ._validation import (
     NOMINAL,
@@ -25,14 +25,19 @@ from ._validation import (
     fit_columns,
     warn_numbers_with_markers,
 )
-from .binning import GT, Binner, _allowed_of, _cut_points_of, _paper_thresholds
+from .binning import Binner
 from .boosting import BoostingSetup, fit_boosting
-from .explanations import explain, explain_row
 from .greedy import GreedyLearner
 from .learners import resolve_learner
 from .losses import get_loss
 from .optimal import OptimalLearner
-from .rules import Proposition, RuleEnsemble
+from .paper_propositions import (
+    _allowed_of,
+    _cut_points_of,
+    _paper_thresholds,
+    _PaperBinner,
+)
+from .rules import RuleEnsemble
 
 # ``max_rule_length="auto"``: see the parameter's documentation.
 DEFAULT_MAX_RULE_LENGTH = 2
@@ -109,7 +114,7 @@ _PARAMETERS = """
         ``k / 2`` equal-frequency thresholds ``c``, each giving ``x <= c``
         and ``x >= c``; nominal columns give ``x == c``. The greedy and
         optimal learners then search exactly these, so results compare
-        with the paper's (see :func:`rulebook.binning.paper_cut_points`).
+        with the paper's (see :func:`rulebook.paper_propositions.paper_cut_points`).
         Replaces ``max_bins`` and cannot be combined with ``cut_points``.
     max_rule_length : int >= 1, "auto" or None, default="auto"
         Most conditions per rule; ``None`` for no limit. A condition is all
@@ -154,67 +159,7 @@ _ATTRIBUTES = """
 """
 
 
-class _Explained:
-    """``explain`` and ``explain_row`` of an estimator with ``ensemble_``:
-    ``X`` checked as ``predict`` checks it, then explained term by term."""
-
-    def explain(self, X, *, all_rules=False):
-        """Each row's raw score as its terms: intercept, the rules that apply, total.
-
-        ``X`` is checked as in ``predict``; see
-        :func:`rulebook.explanations.explain` for the columns.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        all_rules : bool, default=False
-            Also list the rules that do not apply (contribution 0).
-
-        Returns
-        -------
-        DataFrame
-            Long format; each row's ``total`` line equals the raw score
-            (``decision_function`` of the classifier) and its
-            ``prediction`` the probability of ``classes_[1]`` (classifier)
-            or ``predict`` (regressor).
-
-        Raises
-        ------
-        ValueError
-            As ``predict``.
-        """
-        return explain(self.ensemble_, self._checked_frame(X), all_rules=all_rules)
-
-    def explain_row(self, X, row=0, *, all_rules=False):
-        """One row's explanation, shown as a waterfall in a notebook.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        row : int, default=0
-            Position of the row in ``X`` (as ``iloc``).
-        all_rules : bool, default=False
-
-        Returns
-        -------
-        rulebook.explanations.Explanation
-
-        Raises
-        ------
-        ValueError
-            As ``predict``.
-        IndexError
-            If ``row`` is not a position in ``X``.
-        """
-        return explain_row(self.ensemble_, self._checked_frame(X), row, all_rules=all_rules)
-
-    def _checked_frame(self, X):
-        check_is_fitted(self)
-        return check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
-
-
-
-class _RuleBoosting(_Explained, BaseEstimator):
+class _RuleBoosting(_Explained, _Staged, BaseEstimator):
     _loss_name = None
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
@@ -321,7 +266,7 @@ class _RuleBoosting(_Explained, BaseEstimator):
                              "the standard objectives; got learner="
                              f"{self.learner!r}, objective={objective!r}.")
         with round_bar(self.n_rules, self.verbose) as progress:
-            intercept, rules, history = fit_boosting(BoostingSetup(
+            intercept, rules, history, _ = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner if allowed is None else _PaperBinner(binner),
                 y=y_encoded, sample_weight=weights,
                 loss=get_loss(self._loss_name_), learner=learner,
@@ -369,27 +314,6 @@ class _RuleBoosting(_Explained, BaseEstimator):
                              "chooses the cut points of every numeric column.")
 
     # -- prediction ---------------------------------------------------------
-    def _staged_raw_predict(self, X):
-        """Raw scores of the model after rounds 1, 2, ..., shape (n_rounds, n_samples).
-
-        Each rule is evaluated once; round ``k``'s score adds the weights
-        recorded in round ``k`` (``staged_ensembles``) to its intercept in
-        rule order, as ``decision_function`` of that model adds them, so
-        the scores agree to the last bit.
-        """
-        check_is_fitted(self)
-        frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
-        ensemble = self.ensemble_
-        masks = [rule.query.evaluate(frame, ensemble.by_name) for rule in ensemble.rules]
-        history = zip(self.history_["intercept"][1:], self.history_["weights"][1:])
-        scores = np.empty((len(masks), len(frame)), dtype=np.float64)
-        for k, (intercept, weights) in enumerate(history):
-            raw = np.full(len(frame), float(intercept), dtype=np.float64)
-            for mask, weight in zip(masks[:k + 1], weights):
-                raw[mask] += weight
-            scores[k] = raw
-        return scores
-
     def _raw_predict(self, X):
         """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``, shape (n_samples,).
 
@@ -399,37 +323,6 @@ class _RuleBoosting(_Explained, BaseEstimator):
         check_is_fitted(self)
         frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
         return self.ensemble_.decision_function(frame)
-
-    def staged_ensembles(self):
-        """The model after each boosting round, ``k = 0, ..., len(ensemble_)``.
-
-        With stagewise updates the model after round ``k`` is
-        ``ensemble_[:k]``; with corrective updates (``learner="orthogonal"``
-        or ``weight_update="corrective"``) every round re-fits the intercept
-        and all weights (Yang et al. 2024, eq. 7), so it is the first ``k``
-        rules with the weights recorded in that round. Like scikit-learn's
-        ``staged_predict``.
-
-        Yields
-        ------
-        RuleEnsemble
-            ``k`` rules, for ``k = 0, 1, ...``.
-
-        Examples
-        --------
-        >>> from rulebook import RuleBoostingRegressor
-        >>> from rulebook.datasets import load_used_cars
-        >>> X, y = load_used_cars()
-        >>> model = RuleBoostingRegressor(n_rules=3, learner="orthogonal").fit(X, y)
-        >>> [len(e) for e in model.staged_ensembles()]
-        [0, 1, 2, 3]
-        """
-        check_is_fitted(self)
-        ensemble = self.ensemble_
-        for k, (intercept, weights) in enumerate(zip(self.history_["intercept"],
-                                                     self.history_["weights"])):
-            rules = tuple(replace(rule, weight=w) for rule, w in zip(ensemble.rules, weights))
-            yield replace(ensemble, intercept=float(intercept), rules=rules[:k])
 
     def explore(self, X_test=None, y_test=None, **kwargs):
         """Step through the boosting rounds in a notebook widget.
@@ -522,31 +415,6 @@ class _RuleBoosting(_Explained, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-class _PaperBinner:
-    """A fitted binner whose ``x > p(c)`` propositions print as ``x >= c``.
-
-    With ``propositions`` set, the greedy proposition ``x >= c`` of Boley et
-    al. (2021) is the binned ``x > p(c)``, ``p(c)`` the largest training
-    value below ``c`` (:func:`rulebook.binning.paper_cut_points`); the cut
-    point after ``p(c)`` is ``c`` itself. Both select the same training rows;
-    ``x >= c`` is the paper's proposition, and so what a rule should say and
-    how it should predict on new data.
-    """
-
-    def __init__(self, binner):
-        self._binner = binner
-
-    def __getattr__(self, name):
-        return getattr(self._binner, name)
-
-    def proposition(self, feature, op, bin_index):
-        spec = self._binner.features_[feature]
-        if op == GT and bin_index + 1 < len(spec.thresholds):
-            value = float(spec.thresholds[bin_index + 1])
-            return Proposition(spec.name, ">=", value, spec.index)
-        return self._binner.proposition(feature, op, bin_index)
 
 
 def _honours_allowed(learner, objective):

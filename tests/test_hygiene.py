@@ -11,11 +11,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook._validation import parse_numbers
-from rulebook.binning import Binner, paper_cut_points
+from rulebook.binning import Binner
+from rulebook.paper_propositions import paper_cut_points
 
 
 def _no_warnings(function, *args, **kwargs):

@@ -1,4 +1,4 @@
-"""Paper-style propositions (binning.paper_cut_points / paper_allowed).
+"""Paper-style propositions (paper_propositions.paper_cut_points / paper_allowed).
 
 The reference is the propositionalisation of Boley et al.'s code
 (``realkd.search.Context.from_df``) re-stated here with plain pandas, so
@@ -10,10 +10,12 @@ and ``x >= c``; for each object column ``x == v`` per value.
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rulebook.binning import EQ, GT, LE, NE, Binner, paper_allowed, paper_cut_points
+from rulebook.binning import EQ, GT, LE, NE, Binner
 from rulebook.datasets import DATASETS, load_titanic
+from rulebook.paper_propositions import paper_allowed, paper_cut_points
 
 
 def reference_extents(X, propositions):
@@ -287,7 +289,7 @@ def test_optimal_search_keeps_to_the_paper_propositions():
 @given(st.lists(numbers, min_size=1, max_size=60), st.integers(1, 12))
 def test_qcut_edges_are_pandas_qcuts_bit_for_bit(values, q):
     """The fast edges equal ``pandas.qcut``'s (the paper's code) wherever it succeeds."""
-    from rulebook.binning import _qcut_edges
+    from rulebook.paper_propositions import _qcut_edges
 
     column = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
     if np.isnan(column).all():
@@ -303,7 +305,7 @@ def test_qcut_edges_are_pandas_qcuts_bit_for_bit(values, q):
 @given(st.integers(1, 40), st.integers(1, 6), st.integers(1, 12), st.integers(0, 2**32 - 1))
 def test_qcut_edges_of_columns_equal_one_column_at_a_time(n, d, q, seed):
     """One quantile call for many columns gives each column's edges bit for bit."""
-    from rulebook.binning import _qcut_edges, _qcut_edges_of_columns
+    from rulebook.paper_propositions import _qcut_edges, _qcut_edges_of_columns
 
     rng = np.random.default_rng(seed)
     # Ties (few distinct values) and spread values.
