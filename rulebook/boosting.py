@@ -1,7 +1,8 @@
 """The gradient rule boosting loop (Boley et al. 2021, Section 2).
 
-    bin once -> fit the intercept (background rule) -> for each round:
-    gradients -> base learner -> rule weight -> update raw scores.
+    bin once -> fit the intercept (background rule), and the linear base
+    terms with it if any -> for each round: gradients -> base learner ->
+    rule weight -> update raw scores.
 
 The loop knows neither the learner nor the weight update it runs. The
 learner is seen through :class:`rulebook.search.LearnerRounds` (each
@@ -20,6 +21,7 @@ import pandas as pd
 
 from ._progress import reporting, set_status
 from .objectives import search_code
+from .corrective import corrective_weights
 from .rules import Query, Rule
 from .search import SearchProblem, start_rounds
 from .weight_updates import weight_update
@@ -50,28 +52,33 @@ class BoostingSetup:
     progress: object = None
     weight_update: str = "stagewise"
     allowed: object = None  # SearchProblem.allowed: the propositions searched
+    # (n, p) float64 values of fixed base terms at unit weight (linear terms,
+    # ``include_linear``), fitted with the intercept before the first round.
+    base_columns: object = None
 
 
 def fit_boosting(setup):
-    """Run boosting; return the intercept, the rules and the history.
+    """Run boosting; return the intercept, the rules, the history and the base weights.
 
     Returns
     -------
     intercept : float
     rules : list of Rule
     history : DataFrame
-        One row per boosting round, round 0 being the intercept alone.
+        One row per boosting round, round 0 being the intercept (and the
+        base terms) alone.
+    base_weights : ndarray of shape (p,), float64
+        The weights of ``setup.base_columns`` (empty without them).
     """
     started = time.perf_counter()
     y, weights, loss = setup.y, setup.sample_weight, setup.loss
-    intercept = loss.baseline(y, weights)
-    raw = np.full(len(y), intercept)
+    intercept, base_weights, raw = fit_base(setup)
     rows = np.flatnonzero(weights > 0)
-    rounds = start_rounds(setup.learner, weights, setup.n_rules)
-    update = weight_update(setup)
+    rounds = start_rounds(setup.learner, weights, setup.n_rules, setup.base_columns)
+    update = weight_update(setup, base_weights)
     history = [_record(0, "(intercept)", intercept, np.nan, loss.loss(y, raw, weights),
-                       1.0, 0, 0, time.perf_counter() - started, {"intercept": intercept,
-                                                                  "weights": ()})]
+                       1.0, 0, 0, time.perf_counter() - started,
+                       _model_stats(intercept, [], update))]
     rules = []
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
@@ -110,14 +117,41 @@ def fit_boosting(setup):
         # The whole model after this round: a corrective update changes every
         # weight, so the model of round t is not the first t rules of the
         # final one (RuleBoosting*.staged_ensembles reads these).
-        stats = {**result.stats, "intercept": float(intercept),
-                 "weights": tuple(float(r.weight) for r in rules)}
+        stats = {**result.stats, **_model_stats(intercept, rules, update)}
         history.append(_record(t, str(query), weight, result.value, loss.loss(y, raw, weights),
                                coverage, len(query), complexity,
                                time.perf_counter() - start, stats))
         if setup.progress is not None:
             setup.progress.update(1)
-    return intercept, rules, _history_frame(history)
+    return intercept, rules, _history_frame(history), update.base_weights
+
+
+def fit_base(setup):
+    """The model before the first rule: ``(intercept, base_weights, raw)``.
+
+    The intercept is the loss's baseline; with base columns ``B`` (linear
+    terms), the intercept and their weights ``b`` minimise the regularised
+    risk ``sum_i s_i l(y_i, b_0 + (B b)_i) + reg_lambda/2 ||b||^2`` jointly
+    (:func:`rulebook.corrective.corrective_weights`), as the background rule
+    and the linear terms are fitted before any rule in the orthogonal
+    boosting authors' newer code.
+    """
+    y, weights, loss = setup.y, setup.sample_weight, setup.loss
+    intercept = loss.baseline(y, weights)
+    B = setup.base_columns
+    if B is None or B.shape[1] == 0:
+        return intercept, np.empty(0), np.full(len(y), intercept)
+    fit = corrective_weights(loss, y, B, weights, setup.reg_lambda,
+                             start=(intercept, np.zeros(B.shape[1])))
+    return fit.intercept, fit.weights, fit.intercept + B @ fit.weights
+
+
+def _model_stats(intercept, rules, update):
+    """``history_``'s columns of the whole model after a round."""
+    stats = {"intercept": float(intercept), "weights": tuple(float(r.weight) for r in rules)}
+    if len(update.base_weights):
+        stats["base_weights"] = tuple(float(w) for w in update.base_weights)
+    return stats
 
 
 def _round_progress(bar, t):

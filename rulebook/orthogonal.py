@@ -636,9 +636,9 @@ class OrthogonalLearner:
         return shortened(problem, self.search_channels(
             ChannelProblem.orthogonal(problem, basis, self.epsilon)))
 
-    def start_rounds(self, sample_weight, n_rules):
+    def start_rounds(self, sample_weight, n_rules, base_columns=None):
         """The learner's searches over one fit (:class:`OrthogonalRounds`)."""
-        return OrthogonalRounds(self, sample_weight, n_rules)
+        return OrthogonalRounds(self, sample_weight, n_rules, base_columns)
 
 
 class OrthogonalRounds(LearnerRounds):
@@ -661,11 +661,19 @@ class OrthogonalRounds(LearnerRounds):
     learner : OrthogonalLearner
     sample_weight : ndarray of shape (n_samples,), float64
     n_rules : int
+    base_columns : ndarray of shape (n_samples, p), float64, optional
+        Fixed base terms of the model (linear terms): in the basis from the
+        start, with the intercept's direction, since the corrective re-fit
+        fits them with every rule (the orthogonal objective scores only what
+        they and the rules cannot fit already).
     """
 
-    def __init__(self, learner, sample_weight, n_rules):
+    def __init__(self, learner, sample_weight, n_rules, base_columns=None):
         super().__init__(learner)
-        self.basis = OrthogonalBasis(sample_weight, n_rules)
+        p = 0 if base_columns is None else base_columns.shape[1]
+        self.basis = OrthogonalBasis(sample_weight, n_rules + p)
+        for j in range(p):
+            self.basis.add(base_columns[:, j])
 
     def search(self, problem):
         """The round's query by the orthogonal objective (or the fallback), shortened."""

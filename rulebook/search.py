@@ -166,11 +166,11 @@ class LearnerRounds:
     the model, :meth:`added` with the rule's extent; its stopping test reads
     :meth:`progress`. This default serves learners without per-fit state
     (each round ``learner.search(problem)``). A learner with state has a
-    method ``start_rounds(sample_weight, n_rules)`` returning its own
-    object with these three methods: the orthogonal learner keeps the
-    orthonormal basis of the selected queries there
-    (:class:`rulebook.orthogonal.OrthogonalRounds`). Learners return
-    shortened queries themselves (:mod:`rulebook.shortening`).
+    method ``start_rounds(sample_weight, n_rules, base_columns)`` returning
+    its own object with these three methods: the orthogonal learner keeps
+    the orthonormal basis of the selected queries (and of the fixed base
+    terms) there (:class:`rulebook.orthogonal.OrthogonalRounds`). Learners
+    return shortened queries themselves (:mod:`rulebook.shortening`).
 
     Parameters
     ----------
@@ -196,21 +196,25 @@ class LearnerRounds:
         return abs(float(problem.g[result.rows].sum()))
 
 
-def start_rounds(learner, sample_weight, n_rules):
+def start_rounds(learner, sample_weight, n_rules, base_columns=None):
     """The :class:`LearnerRounds` of ``learner`` for a fit.
 
     Parameters
     ----------
     learner : object
-        A base learner; its ``start_rounds(sample_weight, n_rules)`` is used
-        when it has one.
+        A base learner; its ``start_rounds(sample_weight, n_rules,
+        base_columns)`` is used when it has one.
     sample_weight : ndarray of shape (n_samples,), float64
     n_rules : int
         Rounds the fit will run at most.
+    base_columns : ndarray of shape (n_samples, p), float64, optional
+        The fixed base terms of the model (linear terms) at unit weight. A
+        learner without state does not need them: the gradients it searches
+        already hold their fit.
 
     Returns
     -------
     LearnerRounds or the learner's own equivalent
     """
     start = getattr(learner, "start_rounds", None)
-    return LearnerRounds(learner) if start is None else start(sample_weight, n_rules)
+    return LearnerRounds(learner) if start is None else start(sample_weight, n_rules, base_columns)

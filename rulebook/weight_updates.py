@@ -7,8 +7,10 @@
   (:func:`rulebook.corrective.corrective_weights`).
 
 Both have ``add(rows, rule, rules, intercept, raw, g, h) -> (intercept,
-rules, raw, stats)`` and ``shift_intercept``, so the loop does not know
-which one runs.
+rules, raw, stats)``, ``shift_intercept`` and ``base_weights`` (the weights
+of the fixed base terms, ``BoostingSetup.base_columns``: kept as fitted
+before the first rule by the stagewise update, re-fitted with every weight
+by the corrective one), so the loop does not know which one runs.
 """
 
 from dataclasses import replace
@@ -20,7 +22,7 @@ from .losses import newton_rule_weight
 from .objectives import second_order_weight
 
 
-def weight_update(setup):
+def weight_update(setup, base_weights=()):
     """The weight update a fit uses.
 
     Parameters
@@ -28,18 +30,22 @@ def weight_update(setup):
     setup : rulebook.boosting.BoostingSetup
         Its ``weight_update`` (``"stagewise"`` or ``"corrective"``) chooses;
         ``loss``, ``y``, ``sample_weight``, ``reg_lambda``, ``objective`` and
-        ``n_rules`` configure it.
+        ``n_rules`` and ``base_columns`` configure it.
+    base_weights : array-like of shape (p,), default=()
+        The fitted weights of ``setup.base_columns`` (``fit_base``).
 
     Returns
     -------
     StagewiseUpdate or CorrectiveUpdate
     """
-    return CorrectiveUpdate(setup) if setup.weight_update == "corrective" else StagewiseUpdate(setup)
+    kind = CorrectiveUpdate if setup.weight_update == "corrective" else StagewiseUpdate
+    return kind(setup, base_weights)
 
 
 class _Update:
-    def __init__(self, setup):
+    def __init__(self, setup, base_weights=()):
         self.setup = setup
+        self.base_weights = np.asarray(base_weights, dtype=np.float64)
 
     def shift_intercept(self, rows, intercept, raw, g, h):
         """The intercept moved by the weight of the empty query on ``rows``.
@@ -98,13 +104,17 @@ class CorrectiveUpdate(_Update):
     weights, the new rule's weight starting at 0.
     """
 
-    def __init__(self, setup):
-        super().__init__(setup)
+    def __init__(self, setup, base_weights=()):
+        super().__init__(setup, base_weights)
         # Column-major: a round writes one column, which is then contiguous.
         # Row-major, writing a column touched one page per row of a matrix
         # that np.zeros maps lazily: 11 s in one uninterruptible statement
         # for the first rule of 5000 on 10^5 rows (and all of its 4 GB).
-        self.Q = np.zeros((len(setup.y), setup.n_rules), order="F")
+        # The base columns come first and are re-fitted with the rules.
+        self.p = len(self.base_weights)
+        self.Q = np.zeros((len(setup.y), self.p + setup.n_rules), order="F")
+        if self.p:
+            self.Q[:, :self.p] = setup.base_columns
         self.t = 0
 
     def add(self, rows, rule, rules, intercept, raw, g, h):
@@ -113,14 +123,15 @@ class CorrectiveUpdate(_Update):
         Parameters and returns as :meth:`StagewiseUpdate.add`; ``raw`` is
         recomputed, ``stats`` holds ``refit_iterations`` (Newton steps).
         """
-        setup = self.setup
-        self.Q[rows, self.t] = 1.0
+        setup, p = self.setup, self.p
+        self.Q[rows, p + self.t] = 1.0
         self.t += 1
-        Q = self.Q[:, :self.t]
-        previous = np.array([r.weight for r in rules] + [0.0])
+        Q = self.Q[:, :p + self.t]
+        previous = np.concatenate([self.base_weights, [r.weight for r in rules], [0.0]])
         fit = corrective_weights(setup.loss, setup.y, Q, setup.sample_weight, setup.reg_lambda,
                                  start=(intercept, previous))
-        rules = [replace(r, weight=float(w)) for r, w in zip([*rules, rule], fit.weights)]
+        self.base_weights = fit.weights[:p].copy()
+        rules = [replace(r, weight=float(w)) for r, w in zip([*rules, rule], fit.weights[p:])]
         return fit.intercept, rules, fit.intercept + Q @ fit.weights, {
             "refit_iterations": fit.n_iter}
 

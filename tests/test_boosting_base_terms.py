@@ -1,0 +1,110 @@
+"""The boosting loop with fixed base terms (linear terms, ``include_linear``).
+
+The base columns are fitted with the intercept before the first rule
+(``boosting.fit_base``), kept fixed by the stagewise update and re-fitted
+with every weight by the corrective one; the orthogonal learner starts its
+basis with them. Checked against direct NumPy solutions.
+"""
+
+import numpy as np
+import pytest
+
+from rulebook.boosting import BoostingSetup, fit_base, fit_boosting
+from rulebook.binning import Binner
+from rulebook.learners import resolve_learner
+from rulebook.losses import get_loss
+from rulebook.orthogonal import OrthogonalBasis
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    import pandas as pd
+
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.uniform(0, 10, size=n),
+                      "c": rng.integers(0, 4, size=n).astype(float)})
+    y = 2.0 * X["a"].to_numpy() - 0.3 * X["b"].to_numpy() + (X["c"].to_numpy() > 1) * 1.5
+    y = y + rng.normal(scale=0.5, size=n)
+    return X, y, rng.uniform(0.5, 2.0, size=n)
+
+
+def _setup(X, y, weights, learner="greedy", loss="squared", reg_lambda=1.0, n_rules=4,
+           base=True):
+    binner = Binner(255)
+    X_binned = binner.fit_transform(X, weights)
+    B = X[["a", "b"]].to_numpy()
+    B = (B - B.mean(axis=0)) / B.std(axis=0)
+    learner_, objective, update = resolve_learner(learner, "second_order", None, "auto")
+    return BoostingSetup(X_binned=X_binned, binner=binner, y=y, sample_weight=weights,
+                         loss=get_loss(loss), learner=learner_, objective=objective,
+                         reg_lambda=reg_lambda, n_rules=n_rules, weight_update=update,
+                         base_columns=B if base else None)
+
+
+def test_base_fit_is_the_ridge_solution():
+    # sum_i s_i (y_i - b0 - (B b)_i)^2 + lambda/2 ||b||^2: normal equations
+    # (2 A^T S A + lambda P) theta = 2 A^T S y, P = diag(0, 1, 1).
+    X, y, s = _data()
+    setup = _setup(X, y, s, reg_lambda=3.0)
+    intercept, weights, raw = fit_base(setup)
+    A = np.hstack([np.ones((len(y), 1)), setup.base_columns])
+    P = np.diag([0.0, 1.0, 1.0])
+    theta = np.linalg.solve(2 * A.T @ (s[:, None] * A) + 3.0 * P, 2 * A.T @ (s * y))
+    np.testing.assert_allclose([intercept, *weights], theta, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(raw, A @ theta, rtol=1e-9, atol=1e-12)
+
+
+def test_without_base_columns_the_intercept_is_the_baseline():
+    X, y, s = _data()
+    intercept, weights, raw = fit_base(_setup(X, y, s, base=False))
+    assert intercept == get_loss("squared").baseline(y, s)
+    assert weights.shape == (0,)
+    assert np.all(raw == intercept)
+
+
+@pytest.mark.parametrize("learner", ["greedy", "optimal"])
+def test_stagewise_keeps_the_base_weights_and_the_history_shows_them(learner):
+    X, y, s = _data()
+    setup = _setup(X, y, s, learner=learner)
+    intercept0, weights0, _ = fit_base(setup)
+    intercept, rules, history, base_weights = fit_boosting(setup)
+    np.testing.assert_array_equal(base_weights, weights0)
+    assert all(row == tuple(weights0) for row in history["base_weights"])
+    # The model of the last round predicts the training rows' raw scores.
+    raw = intercept + setup.base_columns @ base_weights
+    for rule in rules:
+        raw = raw + rule.evaluate(X)
+    loss = get_loss("squared").loss(y, raw, s)
+    assert loss == pytest.approx(history["train_loss"].iloc[-1], rel=1e-12)
+    # The linear part leaves less to the rules than the intercept alone does.
+    _, _, plain, _ = fit_boosting(_setup(X, y, s, learner=learner, base=False))
+    assert history["train_loss"].iloc[0] < plain["train_loss"].iloc[0]
+
+
+def test_corrective_refits_base_weights_with_the_rules():
+    # At the corrective optimum the risk's gradient in every weight (base
+    # terms and rules) and in the intercept is zero.
+    X, y, s = _data()
+    setup = _setup(X, y, s, learner="orthogonal", reg_lambda=2.0)
+    intercept, rules, history, base_weights = fit_boosting(setup)
+    Q = np.column_stack([setup.base_columns] + [rule.query.evaluate(X).astype(float) for rule in rules])
+    theta = np.concatenate([[intercept], base_weights, [r.weight for r in rules]])
+    A = np.hstack([np.ones((len(y), 1)), Q])
+    residual = A @ theta - y
+    gradient = 2 * A.T @ (s * residual) + 2.0 * np.concatenate([[0.0], theta[1:]])
+    assert np.abs(gradient).max() < 1e-6 * np.abs(2 * A.T @ (s * y)).max()
+    assert history["base_weights"].iloc[-1] == tuple(base_weights)
+    assert history["base_weights"].iloc[0] != history["base_weights"].iloc[-1]
+
+
+def test_orthogonal_rounds_start_with_the_base_columns_in_the_basis():
+    X, y, s = _data()
+    setup = _setup(X, y, s, learner="orthogonal")
+    rounds = setup.learner.start_rounds(s, 3, setup.base_columns)
+    basis = rounds.basis
+    assert basis.size == 3  # the intercept's direction and two base columns
+    # The base columns lie in the span of the basis: projecting leaves nothing.
+    for j in range(2):
+        v = s * setup.base_columns[:, j]
+        assert np.abs(basis.project(v)).max() < 1e-10 * np.abs(v).max()
+    plain = OrthogonalBasis(s, 3)
+    assert plain.size == 1
