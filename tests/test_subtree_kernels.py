@@ -1,12 +1,14 @@
 """Kernels of the branch and bound's subtree bounds and critical indices,
 against plain-NumPy references (``rulebook._bnb_kernels``)."""
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebook import _bnb_kernels as bnb
-from rulebook._search_kernels import GT, LE
+from rulebook._search_kernels import EQ, GT, LE, NE
 from rulebook.optimal import ratio_order
 
 import naive
@@ -269,3 +271,73 @@ def test_best_interval_is_the_best_of_every_interval_of_the_column(nb, seed, cod
     lo = max([pb[p] + 1 for p in chosen if pop[p] == GT], default=0)
     hi = min([pb[p] + 1 for p in chosen if pop[p] == LE], default=nb)
     np.testing.assert_allclose(value(lo, hi), best, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 130), st.integers(1, 3), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_column_sums_overwrite_whatever_the_buffer_held(n, d, nb, seed):
+    """``_column_sums`` sets ``sums[:, :nb]`` to the sums of g, h and c per
+    non-missing bin of the extent's rows. The solve of a node's columns
+    reuses one buffer for every column and node, left holding the previous
+    column's prefix sums (``_best_interval``): nothing may carry over."""
+    rng = np.random.default_rng(seed)
+    Xp = rng.integers(0, nb + 1, (n, d)).astype(np.uint16)  # code nb: the missing bin
+    g, h, c = rng.normal(size=n), rng.random(n), rng.integers(0, 3, n).astype(float)
+    in_extent = rng.random(n) < 0.7
+    f = int(rng.integers(d))
+    # Stale values, and a guard row below: a write past the buffer lands in
+    # memory the test owns.
+    sums = np.full((4, nb + 1), 7.5)[:3]
+    bnb._column_sums(pack(in_extent[None, :])[0], Xp, f, nb, g, h, c, sums)
+    for i, a in enumerate((g, h, c)):
+        expected = np.bincount(Xp[in_extent, f], weights=a[in_extent], minlength=nb + 1)[:nb]
+        np.testing.assert_allclose(sums[i, :nb], expected, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 2**32 - 1), st.sampled_from([0, 1, 2]),
+       st.sampled_from([0.0, 0.5, 3.0]), st.data())
+def test_best_category_set_is_the_best_condition_of_the_column(nb, seed, code, reg_lambda,
+                                                              data):
+    """``_best_category_set`` (ratio prefixes and "all but one", under a
+    length limit) against every condition its entries make on a nominal
+    column: ``x == v`` for an ``==`` entry, and every category but a
+    nonempty set S of ``!=`` entries (the categories without one always
+    kept). The returned propositions make a condition of that value."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 4, nb).astype(float)  # rows per category: 0 to 3
+    g = np.array([rng.integers(-4, 5, int(k)).sum() for k in c], float)
+    h = np.array([rng.integers(0, 4, int(k)).sum() for k in c], float)
+    sums = np.zeros((3, nb + 1))
+    sums[:, :nb] = g, h, c
+    props = [(EQ, k) for k in range(nb)] + [(NE, k) for k in range(nb)]
+    keep = data.draw(st.lists(st.booleans(), min_size=2 * nb, max_size=2 * nb))
+    entries = np.array(data.draw(st.permutations([i for i, k in enumerate(keep) if k])), np.int64)
+    if len(entries) == 0:
+        return
+    pop = np.array([op for op, _ in props], np.int64)
+    pb = np.array([k for _, k in props], np.int64)
+    n_total = float(c.sum()) or 1.0
+
+    def value(categories):
+        G, H, C = sums[:, sorted(categories)].sum(axis=1)
+        return float(naive.objective_value(naive.NAMES[code], G, H, C, n_total, reg_lambda))
+
+    ne = [int(pb[i]) for i in entries if pop[i] == NE]
+    kept_always = set(range(nb)) - set(ne)
+    best = max([value({pb[i]}) for i in entries if pop[i] == EQ], default=-np.inf)
+    for size in range(1, len(ne) + 1):
+        for dropped in itertools.combinations(ne, size):
+            best = max(best, value(kept_always | (set(ne) - set(dropped))))
+    order = np.empty(nb + 1, np.int64)
+    got, first, n_set = bnb._best_category_set(
+        sums, nb, pop, pb, np.arange(len(props), dtype=np.int64), entries, 0, len(entries),
+        code, n_total, reg_lambda, np.empty(nb + 1), order)
+    np.testing.assert_allclose(got, best, rtol=1e-12, atol=1e-12)
+    if n_set == 0:
+        assert pop[first] == EQ
+        chosen = {pb[first]}
+    else:
+        assert first == order[0] and all(pop[order[:n_set]] == NE)
+        chosen = set(range(nb)) - {int(k) for k in pb[order[:n_set]]}
+    np.testing.assert_allclose(value(chosen), best, rtol=1e-12, atol=1e-12)
