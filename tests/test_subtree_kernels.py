@@ -63,6 +63,26 @@ def test_proposition_bits_match_the_conditions(n, d, seed):
     np.testing.assert_array_equal(bits, pack(expected))
 
 
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 100), st.integers(0, 8), st.integers(0, 2**32 - 1))
+def test_proposition_bits_follow_satisfies_for_every_bin_index(n, nb, seed):
+    """The kernel's contract is ``_search_kernels._satisfies`` on the codes,
+    for any bin index: below 0, up to the missing bin ``nb`` and past it
+    (``x <= k`` with ``k >= nb`` then holds the missing rows too). The
+    search only builds indices below ``nb``; this pins the other branches."""
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.integers(0, nb + 1, (n, 1)).astype(np.uint16))
+    props = [(0, op, k) for op in (LE, GT, EQ, NE) for k in range(-1, nb + 2)]
+    pf, pop, pb = (np.array([prop[j] for prop in props], np.int64) for j in range(3))
+    bits = np.full((len(props), (n + 63) // 64), np.uint64(12345))
+    bnb.proposition_bits(X, np.array([nb], np.int64), pf, pop, pb, bits)
+    b = X[:, 0].astype(np.int64)
+    satisfies = {LE: lambda k: b <= k, GT: lambda k: (k < b) & (b < nb),
+                 EQ: lambda k: b == k, NE: lambda k: (b != k) & (b != nb)}
+    expected = np.array([satisfies[op](k) for _, op, k in props])
+    np.testing.assert_array_equal(bits, pack(expected))
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 140), st.integers(1, 150), st.integers(0, 2**32 - 1), st.data())
 def test_critical_index_from_row_sets_matches_its_definition(P, n, seed, data):
