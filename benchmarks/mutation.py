@@ -114,6 +114,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "row's weight c[r] to; the second-order objective reads C only as C > 0, and every "
         "row a search holds has c[r] > 0 (the loop keeps rows of positive weight only), so "
         "cp + c[r] > 0 from any start >= 0",
+    ("_bnb_columns", "keys[n] = _ratio_key(sums[0, k], sums[2, k] if code == 1 else",
+     "keys[n] = _ratio_key(sums[0, k], sums[2, k] if code <= 1 else"):
+        "only code 0 (|G|) changes, and it reads the keys only through their order: -g/c and "
+        "-g/1 both have the sign of -g (c > 0 for a category with rows, g = c = 0 without; "
+        "_ratio_key maps w = 0 to the sign's limit), so both orders put the categories of "
+        "positive, zero, then negative gradient sum in that sequence. The best |G| over the "
+        "proper sets tried is that of the positives or the negatives (a prefix in either "
+        "direction of either order) or of all but one category (tried for each, in both), so "
+        "the value found is the same; only which of several sets of exactly equal value is "
+        "kept may differ, which the kernel leaves unspecified (its sort of tied keys is not "
+        "stable). tests/test_subtree_kernels.py's brute-force check of _best_category_set "
+        "passes on the mutant",
 }
 
 
