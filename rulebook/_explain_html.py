@@ -4,8 +4,8 @@ The notebook repr of :class:`rulebook.explanations.Explanation`, built as
 :mod:`rulebook._repr_html` builds the model's (and from its pieces: the
 stylesheet, the escaped ``<pre>`` text fallback, the header of chips):
 
-* one table line per term (intercept, each rule that applies, the raw
-  score) with a bar from the score before the term to the score after it,
+* one table line per term (intercept, each rule that applies, each linear
+  term, the raw score) with a bar from the score before the term to the score after it,
   drawn with inline percentages on a common scale from ``min(0, scores)``
   to ``max(0, scores)`` and a zero line: HTML and CSS only, no JavaScript,
   no element ids, so the page is a pure function of the explanation;
@@ -56,8 +56,8 @@ def waterfall_bar(start, end, low, high, kind):
         Raw score before and after the term.
     low, high : float
         The scale, with ``low <= 0 <= high``; the zero line is drawn.
-    kind : {"intercept", "rule", "total"}
-        Colours the bar: a rule by the sign of its step.
+    kind : {"intercept", "rule", "term", "total"}
+        Colours the bar: a rule or linear term by the sign of its step.
 
     Returns
     -------
@@ -83,13 +83,20 @@ def waterfall_bar(start, end, low, high, kind):
 
 
 def _steps(frame):
-    """``(kind, rule, condition, applies, contribution, start, end)`` per line."""
+    """``(kind, rule, condition, applies, contribution, start, end)`` per line.
+
+    A linear term's condition is its weight and expression,
+    ``+0.0123 * (clip(Age, 1, 65) - 29.7)``, so that the line shows how its
+    contribution is computed.
+    """
     before = 0.0
-    for kind, rule, condition, applies, contribution, cumulative in zip(
-            frame["kind"], frame["rule"], frame["condition"], frame["applies"],
+    for kind, rule, condition, applies, weight, contribution, cumulative in zip(
+            frame["kind"], frame["rule"], frame["condition"], frame["applies"], frame["weight"],
             frame["contribution"], frame["cumulative"]):
         cumulative = float(cumulative)
         start = 0.0 if kind in ("intercept", "total") else before
+        if kind == "term":
+            condition = f"{format_weight(weight)} * {condition}"
         yield kind, rule, condition, bool(applies), float(contribution), start, cumulative
         before = cumulative
 
@@ -104,8 +111,8 @@ def waterfall_table(frame, loss, max_rules):
     loss : str
         Names the prediction (probability for the logistic loss).
     max_rules : int
-        Rule lines shown; the others are counted in one line and still in
-        the scale and the total.
+        Rule and linear term lines shown; the others are counted in one
+        line and still in the scale and the total.
 
     Returns
     -------
@@ -117,24 +124,26 @@ def waterfall_table(frame, loss, max_rules):
     finite = [v for v in values if math.isfinite(v)]
     low, high = min(finite), max(finite)
     rows, shown = [], 0
-    hidden = sum(1 for step in steps if step[0] == "rule") - max_rules
+    hidden = sum(1 for step in steps if step[0] in ("rule", "term")) - max_rules
     for kind, rule, condition, applies, contribution, start, end in steps:
         bar = waterfall_bar(start, end, low, high, kind)
         if kind == "intercept":
             rows.append(f"<tr class=\"rb-intercept\"><td></td><td class=\"rb-cond\">intercept</td>"
                         f"<td>{_escape(format_weight(contribution))}</td><td>{bar}</td>"
                         f"<td>{_escape(format_number(end))}</td></tr>")
-        elif kind == "rule":
+        elif kind in ("rule", "term"):
             shown += 1
             if shown > max_rules:
                 continue
             css = "" if applies else " class=\"rb-wf-off\""
-            rows.append(f"<tr{css}><td>{_escape(rule)}</td><td class=\"rb-cond\">{_escape(condition)}"
+            rank = _escape(rule) if kind == "rule" else ""  # terms are not ranked among the rules
+            rows.append(f"<tr{css}><td>{rank}</td><td class=\"rb-cond\">{_escape(condition)}"
                         f"</td><td>{_escape(format_weight(contribution))}</td><td>{bar}</td>"
                         f"<td>{_escape(format_number(end))}</td></tr>")
         else:
             if hidden > 0:
-                noun = "rule" if hidden == 1 else "rules"
+                noun = ("rule" if hidden == 1 else "rules") if not any(
+                    step[0] == "term" for step in steps) else ("term" if hidden == 1 else "rules and terms")
                 rows.append(f"<tr class=\"rb-more\"><td colspan=\"5\">... {hidden} more {noun}</td></tr>")
             name = _PREDICTION_NAMES.get(loss, "prediction")
             prediction = format_number(float(frame["prediction"].iloc[-1]))
@@ -154,7 +163,7 @@ def explanation_chips(explanation):
         ("raw score", format_number(explanation.raw_score)),
         (_PREDICTION_NAMES.get(explanation.loss, "prediction"), format_number(explanation.prediction)),
         ("rules applying", f"{explanation.n_applying} of {explanation.n_rules}"),
-    ]
+    ] + ([("linear terms", str(explanation.n_terms))] if explanation.n_terms else [])
 
 
 def explanation_html(explanation):

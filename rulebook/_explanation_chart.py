@@ -67,6 +67,7 @@ def explanation_data(model, X, row=0, *, all_rules=False):
         ``weight``, ``contribution``, ``cumulative``, ``prediction``), and
         ``order`` (int64, top to bottom), ``label`` (str: ``"intercept"``,
         ``"rank. condition"`` wrapped between conditions with ``"\\n"``,
+        ``"+w * (clip(x, lower, upper) - centre)"`` for a linear term,
         ``"raw score"``), ``start`` and ``end`` (float64, the bar's ends on
         the raw score scale) and ``effect`` (``"intercept"``,
         ``"positive"``, ``"negative"``, ``"not applying"``, ``"total"``).
@@ -98,9 +99,9 @@ def explanation_data(model, X, row=0, *, all_rules=False):
     labels, effects = [], []
     for kind, rank, applies, contribution in zip(data["kind"], data["rule"], data["applies"],
                                                  data["contribution"]):
-        if kind == "rule":
-            query = ensemble[int(rank) - 1].query
-            labels.append("\n".join(wrap_rule(query, prefix=f"{rank}. ")))
+        if kind in ("rule", "term"):
+            labels.append("\n".join(wrap_rule(ensemble[int(rank) - 1].query, prefix=f"{rank}. "))
+                          if kind == "rule" else str(ensemble.terms[int(rank) - 1]))
             effects.append("not applying" if not applies else
                            "positive" if contribution >= 0 else "negative")
         else:

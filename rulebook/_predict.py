@@ -1,5 +1,10 @@
 """Scoring a RuleEnsemble: a NumPy path and a numba kernel, same result.
 
+The raw score is the intercept, plus the weight of each rule that covers
+the row (in rule order), plus the contribution of each linear term (in
+term order, after the rules): both paths add in this order, and so does
+:func:`rulebook.explanations.explain`, so all three agree to the last bit.
+
 The kernel needs a numeric matrix, so each column the rules use is encoded
 once: numeric columns as float64 (NaN for missing) and nominal columns as
 the position of their value among the categories the rules mention (-1 for
@@ -54,7 +59,7 @@ def reads_by_name(ensemble, X):
     """
     if not isinstance(X, pd.DataFrame):
         return False
-    used = list(dict.fromkeys(p.feature for rule in ensemble.rules for p in rule.query))
+    used = used_columns(ensemble)
     present = set(X.columns)
     missing = [name for name in used if name not in present]
     if not missing:
@@ -73,6 +78,12 @@ def reads_by_name(ensemble, X):
     raise ValueError(
         f"X lacks column{'s' if len(missing) > 1 else ''} {_labels(missing)}, which the "
         f"model's rules use (they use {_labels(used)}); X has columns {_labels(X.columns)}.")
+
+
+def used_columns(ensemble):
+    """The columns the rules and linear terms read, in order of first use."""
+    return list(dict.fromkeys([p.feature for rule in ensemble.rules for p in rule.query]
+                              + [term.feature for term in ensemble.terms]))
 
 
 def _labels(labels, shown=20):
@@ -134,17 +145,49 @@ def rule_masks(ensemble, X, by_name):
         yield mask
 
 
+def term_values(ensemble, X, by_name):
+    """The column of each linear term: shape (n_samples, n_terms), float64, NaN where missing."""
+    out = np.empty((len(X), len(ensemble.terms)), dtype=np.float64)
+    for j, term in enumerate(ensemble.terms):
+        out[:, j], _ = column_values(_column(X, term.feature, term.index, by_name), numeric=True)
+    return out
+
+
+def term_contributions(ensemble, X, by_name):
+    """What each linear term adds to each row: shape (n_samples, n_terms), float64.
+
+    ``weight * (clip(x, lower, upper) - centre)``, 0 where ``x`` is missing
+    (:class:`rulebook.linear_terms.LinearTerm`).
+    """
+    values = term_values(ensemble, X, by_name)
+    for j, term in enumerate(ensemble.terms):
+        values[:, j] = term.contribution(values[:, j])
+    return values
+
+
+def _add_terms(ensemble, X, by_name, scores):
+    """Add the terms' contributions to ``scores`` in place, one term after another.
+
+    One at a time, in term order, as :func:`rulebook.explanations.explain`
+    accumulates them: a row sum in another order could differ in the last bit.
+    """
+    if ensemble.terms:
+        for column in term_contributions(ensemble, X, by_name).T:
+            scores += column
+    return scores
+
+
 def decision_function(ensemble, X):
     """Raw scores of ``ensemble`` on ``X``, shape (n_samples,), float64."""
     by_name = reads_by_name(ensemble, X)
     n_conditions = sum(len(rule.query.propositions) for rule in ensemble.rules)
     if len(X) * n_conditions >= PREDICT_MIN_WORK:
-        return _decision_function_kernel(ensemble, X, by_name)
+        return _add_terms(ensemble, X, by_name, _decision_function_kernel(ensemble, X, by_name))
     return decision_function_numpy(ensemble, X, by_name)
 
 
 def decision_function_numpy(ensemble, X, by_name=None):
-    """Reference path: add each rule's weight to the rows it covers, in order.
+    """Reference path: add each rule's weight to the rows it covers, then the terms.
 
     ``by_name``: as :func:`reads_by_name` decides when None.
     """
@@ -153,7 +196,7 @@ def decision_function_numpy(ensemble, X, by_name=None):
     scores = np.full(len(X), ensemble.intercept, dtype=np.float64)
     for rule, mask in zip(ensemble.rules, rule_masks(ensemble, X, by_name)):
         scores[mask] += rule.weight
-    return scores
+    return _add_terms(ensemble, X, by_name, scores)
 
 
 def _decision_function_kernel(ensemble, X, by_name=None):

@@ -245,8 +245,37 @@ def weight_bar(weight, scale):
     )
 
 
+def term_effect(term):
+    """A linear term's largest contribution on its range, signed as its weight.
+
+    ``weight * (bound - centre)`` at the bound farther from the centre: what
+    the term adds at most, as a rule's weight is what it adds, so that the
+    bars of rules and terms share one scale.
+
+    Examples
+    --------
+    >>> from rulebook.linear_terms import LinearTerm
+    >>> term_effect(LinearTerm("x", 0.0, 10.0, 2.0, 1.0, -0.5))
+    -4.0
+    """
+    return term.weight * max(term.upper - term.centre, term.centre - term.lower)
+
+
+def _term_row(term, scale):
+    # No rank: terms are the model's base, kept by every ensemble[:k].
+    return (f"<tr class=\"rb-term\"><td></td><td>{_escape(format_weight(term.weight))}</td>"
+            f"<td>{weight_bar(term_effect(term), scale)}</td><td>{_escape(format_percent(None))}</td>"
+            f"<td>{len(term)}</td><td class=\"rb-cond\"><span class=\"rb-muted\">&times; </span>"
+            f"<span class=\"rb-prop\">{_escape(term.expression())}</span></td></tr>")
+
+
 def rules_table(ensemble, max_rules):
-    """The intercept and the first ``max_rules`` rules, then ``... N more rules``.
+    """The intercept, the first ``max_rules`` rules, ``... N more rules``, the linear terms.
+
+    A linear term's row (after the rules, unranked) shows its weight per
+    unit of the column, ``× (clip(x, lower, upper) - centre)`` as its
+    condition and a bar of its largest contribution (:func:`term_effect`),
+    on the rules' scale.
 
     Parameters
     ----------
@@ -260,7 +289,8 @@ def rules_table(ensemble, max_rules):
         bar), coverage, length and condition.
     """
     shown = ensemble.rules[:max_rules]
-    scale = max((abs(rule.weight) for rule in shown), default=0.0)
+    terms = ensemble.terms
+    scale = max([abs(rule.weight) for rule in shown] + [abs(term_effect(t)) for t in terms], default=0.0)
     # The condition comes last, as in the text repr ("+2.5  if Age <= 19"):
     # it is the only cell of varying width, so the numbers stay aligned.
     rows = [
@@ -278,6 +308,7 @@ def rules_table(ensemble, max_rules):
     if hidden > 0:
         noun = "rule" if hidden == 1 else "rules"
         rows.append(f"<tr class=\"rb-more\"><td colspan=\"6\">... {hidden} more {noun}</td></tr>")
+    rows += [_term_row(term, scale) for term in terms]
     head = ("<thead><tr><th>#</th><th>weight</th><th></th><th>coverage</th><th>length</th>"
             "<th class=\"rb-cond\">condition</th></tr></thead>")
     return f"<table class=\"rb-table rb-rules\">{head}<tbody>{''.join(rows)}</tbody></table>"
@@ -414,7 +445,7 @@ def history_table(history, max_rounds):
 
 # -- header chips ----------------------------------------------------------------
 def _columns_used(ensemble):
-    used = {p.feature for rule in ensemble.rules for p in rule.query}
+    used = {p.feature for rule in ensemble.rules for p in rule.query} | {t.feature for t in ensemble.terms}
     if ensemble.feature_names is None:
         return str(len(used))
     return f"{len(used)} of {len(ensemble.feature_names)}"
@@ -431,10 +462,16 @@ def ensemble_chips(ensemble):
     """
     return [
         ("loss", ensemble.loss),
-        ("rules", str(len(ensemble))),
+        ("rules", str(len(ensemble.rules))),
+        *_terms_chip(ensemble),
         ("complexity", str(ensemble.complexity)),
         ("columns used", _columns_used(ensemble)),
     ]
+
+
+def _terms_chip(ensemble):
+    """``[("linear terms", n)]`` when the ensemble has some, else nothing."""
+    return [("linear terms", str(len(ensemble.terms)))] if ensemble.terms else []
 
 
 def _task(estimator):
@@ -473,14 +510,15 @@ def _score_chips(history):
 def estimator_chips(estimator):
     """Header facts of a fitted estimator: task, loss, learner, size, scores."""
     ensemble = estimator.ensemble_
-    n_rules = f"{len(ensemble)}"
-    if len(ensemble) < getattr(estimator, "n_rules", len(ensemble)):
+    n_rules = f"{len(ensemble.rules)}"
+    if len(ensemble.rules) < getattr(estimator, "n_rules", len(ensemble.rules)):
         n_rules += f" (stopped early; n_rules={estimator.n_rules})"
     chips = [
         ("task", _task(estimator)),
         ("loss", ensemble.loss),
         ("learner", _learner_name(estimator)),
         ("rules", n_rules),
+        *_terms_chip(ensemble),
         ("complexity", str(ensemble.complexity)),
     ]
     history = getattr(estimator, "history_", None)
@@ -491,7 +529,9 @@ def estimator_chips(estimator):
 
 # -- the reprs --------------------------------------------------------------------
 def _rules_section(ensemble):
-    return section("Rules", str(len(ensemble)), rules_table(ensemble, OPTIONS["display_max_rules"]),
+    title, count = ("Rules", str(len(ensemble))) if not ensemble.terms else (
+        "Rules and linear terms", f"{len(ensemble.rules)} + {len(ensemble.terms)}")
+    return section(title, count, rules_table(ensemble, OPTIONS["display_max_rules"]),
                    OPTIONS["display_expand_rules"])
 
 

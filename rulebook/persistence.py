@@ -3,7 +3,7 @@
 ``estimator.to_json()`` writes what a fitted estimator is made of, all plain
 values: its class (one of four names), ``get_params()`` (a learner object as
 its class name and options), the columns of ``fit`` (labels, order, kind,
-the categories of nominal columns), ``classes_``, the rules
+the categories of nominal columns), ``classes_``, the rules and linear terms
 (:meth:`RuleEnsemble.to_dict <rulebook.rules.RuleEnsemble.to_dict>`), and
 the training record (``history_``; RuleFit's ``alpha_`` and ``path_``).
 :func:`load_model` reads it back into an estimator that predicts as the
@@ -46,6 +46,7 @@ from .rulefit import (
     RuleFitRegressor,
     feature_importances,
     rule_importances,
+    term_importances,
 )
 from .rules import NOMINAL_OPERATORS, NUMERIC_OPERATORS, RuleEnsemble, _json_value
 
@@ -552,11 +553,18 @@ def _classes_from_json(data):
 
 def _check_rules(ensemble, path, kinds, names=None):
     """Every proposition names a fitted column, at its position, with an
-    operator of the column's kind (thresholds on numeric columns)."""
+    operator of the column's kind (thresholds on numeric columns); every
+    linear term a numeric column of fit, at its position."""
     names = ensemble.feature_names if names is None else names
     if tuple(ensemble.feature_names) != tuple(names):
         raise _invalid(f"{path}.feature_names", "must be the estimator's columns")
     position = {name: j for j, name in enumerate(names)}
+    for i, term in enumerate(ensemble.terms):
+        where = f"{path}.linear_terms[{i}]"
+        j = position.get(term.feature)
+        if j is None or term.index != j or kinds[j] != NUMERIC:
+            raise _invalid(where, f"is on the column {_quote(term.feature)} at index {term.index}; a "
+                           "linear term needs a numeric column of fit (feature_names) at its position")
     for i, rule in enumerate(ensemble.rules):
         for p in rule.query:
             where = f"{path}.rules[{i}].query"
@@ -603,9 +611,10 @@ def _restore_rulefit(estimator, data, ensemble):
         "train_loss": np.array([_float_from_json(v) for v in path["train_loss"]], dtype=np.float64),
         "ensemble": pd.Series([RuleEnsemble.from_dict(e) for e in path["ensemble"]], dtype=object),
     })
-    # Functions of the ensemble (weights and coverage): computed, not stored.
+    # Functions of the ensemble (weights, coverage, terms' std): computed, not stored.
     estimator.rule_importances_ = rule_importances(ensemble)
-    estimator.feature_importances_ = feature_importances(ensemble, estimator.rule_importances_)
+    estimator.term_importances_ = term_importances(ensemble)
+    estimator.feature_importances_ = feature_importances(ensemble)
     estimator.n_candidates_ = data["n_candidates"]
 
 

@@ -6,10 +6,13 @@ steps that read like the code below:
 1. *Rule generation.* Boost small regression trees of random size on
    subsamples (their Algorithm 1 with shrinkage ``nu``); every node of every
    tree except the root is a candidate rule: the conjunction of the split
-   conditions on its path.
+   conditions on its path. With ``include_linear=True``, every numeric
+   column also offers a winsorised linear term, scaled to the prior
+   importance of a typical rule (Section 5, :mod:`rulebook.linear_terms`).
 2. *Rule fitting.* A lasso (squared loss) or L1-regularised logistic
-   regression on the 0/1 matrix of candidate rules selects a few and weights
-   them; the fitted intercept is the background rule.
+   regression on the 0/1 matrix of candidate rules (and the linear terms'
+   columns) selects a few and weights them; the fitted intercept is the
+   background rule.
 
 The result is an ordinary :class:`~rulebook.rules.RuleEnsemble`, so reprs,
 charts and widgets work unchanged, and ``estimator.predict`` is exactly the
@@ -34,29 +37,45 @@ Design decisions
   (:meth:`Query.evaluate <rulebook.rules.Query.evaluate>`), so the weights
   are fitted to the very model that predicts. A split of the missing from
   the present values has no proposition: its branches add no condition.
-* **No linear terms.** The paper's optional winsorised linear terms cannot
-  be represented in a :class:`~rulebook.rules.RuleEnsemble`. Rather than fit
-  them and silently drop them (the model shown would not be the model
-  fitted), ``include_linear=True`` raises ``NotImplementedError``.
+* **Linear terms** (``include_linear=True``, [1] Section 5). Each numeric
+  column with some spread after winsorising at its ``winsor_quantile`` and
+  ``1 - winsor_quantile`` weighted quantiles offers the term ``l_j = 0.4
+  (clip(x_j) - mean) / std``; nominal columns and columns constant after
+  clipping offer none. The L1 fit treats terms and rules alike, and the
+  ensemble keeps a selected term as ``w_j (clip(x_j, lower, upper) -
+  mean)`` in the column's units (:class:`~rulebook.linear_terms.LinearTerm`).
+  A missing value contributes 0 to its term (the training mean), in the fit
+  as in prediction.
 * **The number of rules.** ``max_rules`` walks the regularisation path from
   the strength that selects no rule downwards (20 steps per decade, warm
   started), stops at the first strength with too many rules and bisects
   between the last two strengths; the model kept is the least regularised
-  one found with at most ``max_rules`` rules. Smaller sizes the grid skips
+  one found with at most ``max_rules`` rules, linear terms counted as rules
+  (a term is one more basis function). Smaller sizes the grid skips
   are searched for by bisection too. Every model visited is kept in
   ``path_`` (this is how :func:`rulebook.compare.compare_learners` draws
   RuleFit's score-versus-rules curve, as Boley et al. 2021, Section 4, did).
-* **Rule order.** The fitted rules are ordered by decreasing importance.
-  RuleFit has no rounds, so ``ensemble_[:k]`` is *not* the best ``k``-rule
-  RuleFit model; that is the model with ``max_rules=k`` (or the ``path_``
-  row with ``k`` rules).
+* **Rule order.** The fitted rules are ordered by decreasing importance,
+  and so are the linear terms (``ensemble_.terms``). RuleFit has no
+  rounds, so ``ensemble_[:k]`` (the ``k`` most important rules and every
+  term) is *not* the best ``k``-rule RuleFit model; that is the model with
+  ``max_rules=k`` (or the ``path_`` row with ``k`` rules).
+* **Importances** ([1] Section 6). A rule's is ``|w_k| sqrt(s_k (1 -
+  s_k))``, a term's ``|b_j| std(l_j)`` (= ``|w_j| std`` in column units):
+  the standard deviation of each one's contribution over the training rows.
+  A column's importance ``J_j`` is its term's plus an equal share
+  ``I_k / m_k`` of every rule on it (``m_k`` columns in rule ``k``), so
+  the column importances sum to the importances of the rules and terms
+  (rules without conditions aside, which a fit never makes). The local
+  ``J_j(x)`` of one row is :func:`rulebook.explanations.local_importances`.
 
 References
 ----------
 .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via rule
    ensembles. The Annals of Applied Statistics 2(3), 916-954. Section 2
    (Algorithm 1, ensemble generation), Section 3 (rules from trees, random
-   tree sizes), Section 6 (rule and input variable importance).
+   tree sizes), Section 5 (linear basis functions), Section 6 (rule and
+   input variable importance).
 .. [2] Friedman, J. H., Hastie, T., Tibshirani, R. (2010). Regularization
    paths for generalized linear models via coordinate descent. Journal of
    Statistical Software 33(1). (Warm-started pathwise fits.)
@@ -66,6 +85,7 @@ References
 """
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -86,11 +106,15 @@ from ._validation import (
 )
 from .binning import Binner
 from .estimators import _Explained
+from .explanations import feature_shares
+from .linear_terms import DELTA
 from .losses import get_loss
 from .rulefit_path import _L1Fitter, _regularisation_path
 from .rulefit_rules import (  # noqa: F401 (_simplify: tests)
     _candidate_rules,
     _grow_trees,
+    _linear_inputs,
+    _scaled_weight,
     _simplify,
     _tree_input,
     _tree_queries,
@@ -99,10 +123,11 @@ from .rules import Rule, RuleEnsemble
 
 
 def rule_importances(ensemble):
-    """Global rule importance ``|w_k| sqrt(s_k (1 - s_k))``, ``s_k`` the coverage.
+    """Global rule importance ``I_k = |w_k| sqrt(s_k (1 - s_k))``, ``s_k`` the coverage.
 
     The weight times the standard deviation of the rule's 0/1 indicator on
-    the training data: the typical change the rule makes to a prediction.
+    the training data: the typical change the rule makes to a prediction
+    ([1]_ Section 6).
 
     Parameters
     ----------
@@ -112,39 +137,82 @@ def rule_importances(ensemble):
     Returns
     -------
     ndarray of shape (n_rules,), float64
+        Aligned with ``ensemble.rules``.
+
+    References
+    ----------
+    .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via
+       rule ensembles. The Annals of Applied Statistics 2(3). Section 6.
     """
     coverage = np.array([r.coverage for r in ensemble.rules], dtype=np.float64)
     weights = np.array([r.weight for r in ensemble.rules], dtype=np.float64)
     return np.abs(weights) * np.sqrt(coverage * (1.0 - coverage))
 
 
-def feature_importances(ensemble, importances=None):
-    """Input variable importance: each rule's importance shared equally by its columns.
+def term_importances(ensemble):
+    """Global linear term importance ``I_j = |b_j| std(l_j)`` ([1]_ Section 6).
 
-    ``J_l = sum over rules k using column l of I_k / m_k`` with ``m_k`` the
-    number of distinct columns in rule ``k``.
+    In the column's units, ``|w_j| std_j``: the weight per unit times the
+    training standard deviation of the clipped column (missing values at
+    the mean), so, like a rule's, the standard deviation of the term's
+    contribution over the training rows.
+
+    Parameters
+    ----------
+    ensemble : RuleEnsemble
+
+    Returns
+    -------
+    ndarray of shape (n_terms,), float64
+        Aligned with ``ensemble.terms``.
+
+    References
+    ----------
+    .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via
+       rule ensembles. The Annals of Applied Statistics 2(3). Section 6.
+    """
+    return np.array([term.importance for term in ensemble.terms], dtype=np.float64)
+
+
+def feature_importances(ensemble, importances=None):
+    """Global input variable importance ``J_j``: a column's term and its share of rules.
+
+    ``J_j = I_j + sum over rules k using column j of I_k / m_k`` ([1]_
+    Section 6), ``I_j`` the importance of column ``j``'s linear term (0
+    without one), ``I_k`` the rule importances and ``m_k`` the number of
+    distinct columns in rule ``k``. The ``J_j`` sum to the total importance
+    of the rules and terms (less that of rules without conditions, which
+    name no column). The same quantity for one row, ``J_j(x)``, is
+    :func:`rulebook.explanations.local_importances`.
 
     Parameters
     ----------
     ensemble : RuleEnsemble
     importances : array-like of shape (n_rules,), optional
-        Rule importances; :func:`rule_importances` by default.
+        Rule importances; :func:`rule_importances` by default. Term
+        importances are always :func:`term_importances`.
 
     Returns
     -------
-    Series of float64
-        Indexed by ``ensemble.feature_names`` (columns no rule uses get 0).
+    Series of float64, named ``"importance"``
+        Indexed by ``ensemble.feature_names`` (columns no rule or term uses
+        get 0).
+
+    References
+    ----------
+    .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via
+       rule ensembles. The Annals of Applied Statistics 2(3). Section 6.
     """
     if importances is None:
         importances = rule_importances(ensemble)
-    names = list(ensemble.feature_names or ())
-    for rule in ensemble.rules:
-        names.extend(p.feature for p in rule.query if p.feature not in names)
-    result = pd.Series(0.0, index=pd.Index(names, dtype=object), name="importance")
-    for rule, importance in zip(ensemble.rules, importances):
-        features = list(dict.fromkeys(p.feature for p in rule.query))
-        for feature in features:
-            result[feature] += importance / len(features)
+    features, shares = feature_shares(ensemble)
+    result = pd.Series(0.0, index=features, name="importance")
+    for k, importance in enumerate(importances):
+        # Only the rule's own columns: 0 * inf would be NaN.
+        columns = np.flatnonzero(shares[k])
+        result.iloc[columns] += importance * shares[k, columns]
+    for term, importance in zip(ensemble.terms, term_importances(ensemble)):
+        result[term.feature] += importance
     return result
 
 
@@ -152,9 +220,9 @@ def feature_importances(ensemble, importances=None):
 _PARAMETERS = """
     max_rules : int >= 1 or None, default=10
         Largest number of rules: the least regularised model found on the
-        regularisation path with at most this many non-zero rule weights
-        (the ensemble may have fewer when the path skips sizes). ``None``
-        for no cap; then ``alpha`` must be set.
+        regularisation path with at most this many non-zero rule weights,
+        linear terms counted as rules (the ensemble may have fewer when the
+        path skips sizes). ``None`` for no cap; then ``alpha`` must be set.
     alpha : float > 0 or None, default=None
         Smallest L1 strength, per unit of mean loss (``1/2 mean (y - f)^2``
         for regression, as scikit-learn's ``Lasso``; the mean logistic loss
@@ -178,28 +246,41 @@ _PARAMETERS = """
         frequency data values, as in the boosting estimators); ``None`` cuts
         after every distinct value.
     include_linear : bool, default=False
-        The paper's winsorised linear terms. A RuleEnsemble cannot hold
-        them, so ``True`` raises ``NotImplementedError`` rather than fit
-        terms the returned model would silently lack.
+        Also offer the L1 fit the paper's winsorised linear term of every
+        numeric column ([1], Section 5); the selected ones are in
+        ``ensemble_.terms`` as ``w (clip(x, lower, upper) - mean)``, a
+        missing value contributing 0. Nominal columns and columns constant
+        after winsorising get no term.
+    winsor_quantile : float in [0, 0.5), default=0.025
+        ``delta`` of the linear terms: each column is clipped to its
+        ``delta`` and ``1 - delta`` quantiles (weighted by
+        ``sample_weight``; values of the column) before scaling by ``0.4 /
+        std``. Used only with ``include_linear=True``.
     random_state : int, RandomState or None, default=None
         Seeds tree sizes, subsamples and tree construction.
 """
 
 _ATTRIBUTES = """
     ensemble_ : RuleEnsemble
-        The fitted model; rules ordered by decreasing importance.
+        The fitted model; rules ordered by decreasing importance, then
+        linear terms (``ensemble_.terms``) by decreasing importance.
     alpha_ : float
         L1 strength of the fitted model.
     path_ : DataFrame
         One row per L1 strength fitted, by decreasing ``alpha``: ``alpha``
-        (float64), ``n_rules`` (int64), ``train_loss`` (float64, rulebook's
+        (float64), ``n_rules`` (int64, rules and linear terms),
+        ``train_loss`` (float64, rulebook's
         loss: ``(y - f)^2`` or ``log(1 + exp(-y f))``, weighted mean) and
         ``ensemble`` (RuleEnsemble, rules by importance).
     rule_importances_ : ndarray of shape (n_rules,), float64
         ``|w_k| sqrt(s_k (1 - s_k))`` aligned with ``ensemble_.rules``.
+    term_importances_ : ndarray of shape (n_terms,), float64
+        ``|b_j| std(l_j)`` aligned with ``ensemble_.terms`` (empty without
+        ``include_linear``).
     feature_importances_ : Series of float64
-        Rule importance shared equally among each rule's columns, indexed
-        by column name.
+        The paper's global ``J_j``: a column's term importance plus an
+        equal share of each rule on it; indexed by column name, summing to
+        the rules' and terms' importances.
     n_candidates_ : int
         Distinct candidate rules offered to the L1 fit.
     n_features_in_ : int
@@ -212,7 +293,8 @@ _REFERENCES = """
     ----------
     .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via
        rule ensembles. The Annals of Applied Statistics 2(3), 916-954.
-       Sections 2 (Algorithm 1), 3 (rule generation) and 6 (importance).
+       Sections 2 (Algorithm 1), 3 (rule generation), 5 (linear terms) and
+       6 (importance).
     .. [2] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
        short than greedy: interpretable models through optimal rule
        boosting. SDM. Section 4 (RuleFit at a given number of rules).
@@ -223,7 +305,8 @@ class _RuleFit(_Explained, BaseEstimator):
     _loss_name_ = None
 
     def __init__(self, max_rules=10, *, alpha=None, n_estimators=300, tree_size=4, learning_rate=0.01,
-                 max_samples=None, max_bins=255, include_linear=False, random_state=None):
+                 max_samples=None, max_bins=255, include_linear=False, winsor_quantile=DELTA,
+                 random_state=None):
         self.max_rules = max_rules
         self.alpha = alpha
         self.n_estimators = n_estimators
@@ -232,6 +315,7 @@ class _RuleFit(_Explained, BaseEstimator):
         self.max_samples = max_samples
         self.max_bins = max_bins
         self.include_linear = include_linear
+        self.winsor_quantile = winsor_quantile
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):
@@ -258,8 +342,6 @@ class _RuleFit(_Explained, BaseEstimator):
             Invalid parameters or input (as for the boosting estimators),
             ``max_samples`` above the rows of positive weight, a
             ``random_state`` that cannot seed a RandomState.
-        NotImplementedError
-            ``include_linear=True``.
         """
         self._check_params()
         frame = as_frame(X)
@@ -284,15 +366,17 @@ class _RuleFit(_Explained, BaseEstimator):
         trees = _grow_trees(matrix, y_encoded, weights, loss, self.get_params(), rng)
         queries = [q for tree in trees for q in _tree_queries(tree, binner, columns)]
         queries, Z = _candidate_rules(queries, frame, weights)
+        terms, L = (_linear_inputs(frame, binner.features_, weights, self.winsor_quantile)
+                    if self.include_linear else ((), np.zeros((len(frame), 0))))
 
-        fitter = _L1Fitter(Z, y_encoded, weights, loss, rng.randint(2**31 - 1))
+        fitter = _L1Fitter(Z.with_columns(L), y_encoded, weights, loss, rng.randint(2**31 - 1))
         points, chosen = _regularisation_path(fitter, self.max_rules, self.alpha)
         by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
         names = tuple(spec.name for spec in binner.features_)
         coverage = Z.rmatvec(weights) / weights.sum()
 
         def ensemble(point):
-            return _ensemble(point, queries, coverage, loss.name, names, by_name)
+            return _ensemble(point, queries, terms, coverage, (loss.name, names, by_name))
 
         self._feature_kinds = tuple(spec.kind for spec in binner.features_)
         self._categories = {s.name: frozenset(s.categories) for s in binner.features_}
@@ -306,17 +390,16 @@ class _RuleFit(_Explained, BaseEstimator):
             "ensemble": pd.Series([ensemble(p) for p in points], dtype=object),
         })
         self.rule_importances_ = rule_importances(self.ensemble_)
+        self.term_importances_ = term_importances(self.ensemble_)
         self.feature_importances_ = feature_importances(self.ensemble_, self.rule_importances_)
         self.n_candidates_ = len(queries)
         return self
 
     def _check_params(self):
-        if self.include_linear:
-            raise NotImplementedError(
-                "include_linear=True is not supported: RuleFit's winsorised linear terms cannot be "
-                "represented in a RuleEnsemble, and dropping them after the fit would make the "
-                "returned model differ from the one fitted. Use include_linear=False."
-            )
+        if type(self.include_linear) not in (bool, np.bool_):
+            raise ValueError(f"include_linear must be True or False; got {self.include_linear!r}.")
+        if not _is_real(self.winsor_quantile, lambda v: 0 <= v < 0.5):
+            raise ValueError(f"winsor_quantile must be a number in [0, 0.5); got {self.winsor_quantile!r}.")
         if self.max_rules is None and self.alpha is None:
             raise ValueError("set max_rules (an int >= 1) or alpha (a float > 0); both are None.")
         if self.max_rules is not None:
@@ -412,13 +495,22 @@ class _RuleFit(_Explained, BaseEstimator):
                 "repeated data (as in scikit-learn's bagging estimators)."}
 
 
-def _ensemble(point, queries, coverage, loss_name, names, by_name):
-    """The RuleEnsemble of one path point, rules by decreasing importance."""
-    selected = np.flatnonzero(point.coef)
-    rules = [Rule(queries[j], float(point.coef[j]), float(coverage[j])) for j in selected]
-    model = RuleEnsemble(point.intercept, tuple(rules), loss_name, names, by_name)
-    order = np.argsort(-rule_importances(model), kind="stable")
-    return RuleEnsemble(point.intercept, tuple(rules[i] for i in order), loss_name, names, by_name)
+def _ensemble(point, queries, terms, coverage, model_args):
+    """The RuleEnsemble of one path point: rules, then terms, each by decreasing importance.
+
+    ``point.coef`` holds the rules' weights, then the linear terms' weights
+    on their scaled columns (:func:`rulebook.rulefit_rules._linear_inputs`),
+    which become weights per unit of each column.
+    """
+    n_rules = len(queries)
+    rules = [Rule(queries[j], float(point.coef[j]), float(coverage[j]))
+             for j in np.flatnonzero(point.coef[:n_rules])]
+    fitted = [replace(terms[j], weight=_scaled_weight(point.coef[n_rules + j], terms[j]))
+              for j in np.flatnonzero(point.coef[n_rules:])]
+    model = RuleEnsemble(point.intercept, tuple(rules), *model_args, terms=tuple(fitted))
+    by_rule = np.argsort(-rule_importances(model), kind="stable")
+    by_term = np.argsort(-term_importances(model), kind="stable")
+    return replace(model, rules=tuple(rules[i] for i in by_rule), terms=tuple(fitted[i] for i in by_term))
 
 
 def _check_max_samples(max_samples, n_active):
@@ -449,11 +541,12 @@ def _check_int(name, value, minimum):
 class RuleFitRegressor(RegressorMixin, _RuleFit):
     __doc__ = f"""RuleFit for regression (squared loss): a lasso over tree-derived rules.
 
-    Fits ``f(x) = intercept + sum_k w_k q_k(x)`` where the queries ``q_k``
-    are paths of boosted regression trees and the weights minimise
-    ``1/2 mean (y - f)^2 + alpha sum_k |w_k|``. See :mod:`rulebook.rulefit`
-    for the design decisions (data-valued conditions, missing values, no
-    linear terms, rule order).
+    Fits ``f(x) = intercept + sum_k w_k q_k(x) [+ sum_j b_j l_j(x_j)]``
+    where the queries ``q_k`` are paths of boosted regression trees, the
+    optional ``l_j`` winsorised linear terms, and the weights minimise
+    ``1/2 mean (y - f)^2 + alpha (sum_k |w_k| + sum_j |b_j|)``. See
+    :mod:`rulebook.rulefit` for the design decisions (data-valued
+    conditions, missing values, linear terms, rule order, importances).
 
     Parameters
     ----------
@@ -475,6 +568,13 @@ class RuleFitRegressor(RegressorMixin, _RuleFit):
     >>> X, y = load_used_cars()
     >>> model = RuleFitRegressor(max_rules=5, n_estimators=50, random_state=0).fit(X, y)
     >>> len(model.ensemble_) <= 5
+    True
+
+    With linear terms, which count towards ``max_rules``:
+
+    >>> model = RuleFitRegressor(max_rules=5, n_estimators=50, include_linear=True,
+    ...                          random_state=0).fit(X, y)
+    >>> len(model.ensemble_.rules) + len(model.ensemble_.terms) <= 5
     True
     """
 

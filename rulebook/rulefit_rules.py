@@ -1,15 +1,19 @@
-"""RuleFit's rule generation: trees on the binned data, their nodes as rules.
+"""RuleFit's basis functions: rules from trees, and winsorised linear terms.
 
 A gradient-boosted ensemble of shallow trees with random sizes is grown on
 subsamples (Friedman and Popescu 2008, Algorithm 1); every node of every
 tree is read as a conjunction of the propositions on its path, simplified
 to the canonical per-column form, and the distinct non-trivial ones become
-the candidate rules (Section 3). Used by :mod:`rulebook.rulefit`.
+the candidate rules (Section 3). With ``include_linear``, each numeric
+column adds a winsorised, scaled linear term (Section 5,
+:mod:`rulebook.linear_terms`) as a dense column beside the rules'.
+Used by :mod:`rulebook.rulefit`.
 
 References
 ----------
 .. [1] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via rule
-   ensembles. The Annals of Applied Statistics 2(3). Algorithm 1, Section 3.
+   ensembles. The Annals of Applied Statistics 2(3). Algorithm 1, Section 3,
+   Section 5 (linear basis functions).
 """
 
 import numbers
@@ -20,11 +24,13 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.tree import DecisionTreeRegressor
 
+from ._predict import column_values
 from ._validation import (
     NOMINAL,
     NUMERIC,
 )
 from .binning import EQ, GT, LE, NE
+from .linear_terms import PRIOR_STD, LinearTerm
 from .rules import Query
 
 
@@ -221,6 +227,40 @@ def _candidate_rules(queries, frame, weights):
     return [query for query, _ in kept], _RuleMatrix.from_extents([e for _, e in kept], n_samples)
 
 
+def _linear_inputs(frame, features, weights, delta):
+    """The linear terms of the numeric columns and their scaled columns ([1], Section 5).
+
+    Column ``j`` of the matrix is ``l_j = 0.4 (clip(x_j) - centre_j) /
+    std_j``, 0 where ``x_j`` is missing: the term's value with the prior
+    standard deviation of a typical rule, which the L1 penalty then treats
+    alike. A weight ``b_j`` fitted on it is the term's weight ``b_j 0.4 /
+    std_j`` per unit of ``x_j`` (:func:`_scaled_weight`). Nominal columns,
+    and numeric columns whose clipped values do not vary, get no term.
+
+    Returns
+    -------
+    terms : tuple of LinearTerm
+        Weight 0, in column order.
+    L : ndarray of shape (n_samples, len(terms)), float64
+    """
+    terms, columns = [], []
+    for j, spec in enumerate(features):
+        if spec.kind != NUMERIC:
+            continue
+        values, _ = column_values(frame.iloc[:, j], numeric=True)
+        term = LinearTerm.winsorised(spec.name, values, weights, delta, index=j)
+        if term is not None:
+            terms.append(term)
+            columns.append(PRIOR_STD / term.std * term.basis(values))
+    L = np.column_stack(columns) if columns else np.zeros((len(frame), 0))
+    return tuple(terms), L
+
+
+def _scaled_weight(coef, term):
+    """The weight per unit of ``x`` of a coefficient on the scaled column ``l_j``."""
+    return float(coef) * PRIOR_STD / term.std
+
+
 def _packed_extent(query, frame, cache):
     """The rows a query covers, as ``np.packbits`` of its 0/1 column.
 
@@ -289,6 +329,25 @@ class _RuleMatrix:
                               shape=(n_samples, len(extents)))
         return cls(stored, flipped)
 
+    def with_columns(self, dense):
+        """``[Z, dense]``: these columns and, after them, dense ones (never flipped).
+
+        Parameters
+        ----------
+        dense : ndarray of shape (n_samples, k), float64
+            RuleFit's scaled linear terms.
+
+        Returns
+        -------
+        _RuleMatrix of shape (n_samples, n_candidates + k)
+        """
+        if dense.shape[1] == 0:
+            return self
+        stored = sp.hstack([self.stored, sp.csc_array(dense)], format="csc")
+        stored.indices = stored.indices.astype(np.int32)
+        stored.indptr = stored.indptr.astype(np.int32)
+        return _RuleMatrix(stored, np.concatenate([self.flipped, np.zeros(dense.shape[1], dtype=bool)]))
+
     @property
     def shape(self):
         return self.stored.shape
@@ -323,17 +382,20 @@ class _RuleMatrix:
         """
         n_samples = self.shape[0]
         part = self.stored[:, selected].tocsc()
-        blocks = []
+        blocks, values = [], []
         for k, j in enumerate(selected):
             rows = part.indices[part.indptr[k]:part.indptr[k + 1]]
-            if self.flipped[j]:
+            data = part.data[part.indptr[k]:part.indptr[k + 1]]
+            if self.flipped[j]:  # only 0/1 rule columns are flipped
                 covered = np.ones(n_samples, dtype=bool)
                 covered[rows] = False
                 rows = np.flatnonzero(covered)
+                data = np.ones(len(rows))
             blocks.append(rows.astype(np.int32))
+            values.append(data)
         indptr = np.zeros(len(blocks) + 1, dtype=np.int64)
         np.cumsum([len(b) for b in blocks], out=indptr[1:])
         indices = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int32)
-        own = sp.csc_array((np.ones(len(indices)), indices, indptr.astype(np.int32)),
-                           shape=(n_samples, len(blocks)))
+        data = np.concatenate(values) if values else np.zeros(0)
+        own = sp.csc_array((data, indices, indptr.astype(np.int32)), shape=(n_samples, len(blocks)))
         return own.tocsr()

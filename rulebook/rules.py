@@ -22,6 +22,12 @@ A missing value (NaN, None, pd.NA) satisfies no proposition, ``!=``
 included: a rule ``Embarked != "S"`` does not cover passengers whose port is
 unknown.
 
+An ensemble may also hold linear terms ``w (clip(x, lower, upper) - c)`` on
+numeric columns (:class:`~rulebook.linear_terms.LinearTerm`, RuleFit's
+winsorised linear basis functions, Friedman and Popescu 2008, Section 5),
+after its rules: ``f(x) = intercept + sum_i w_i q_i(x) + sum_j w_j l_j(x_j)``.
+A missing value contributes 0 to a term (it is read as the training mean).
+
 References
 ----------
 .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
@@ -29,6 +35,9 @@ References
    Section 2.2.
 .. [2] Yang, F., et al. (2024). Orthogonal gradient boosting for simpler
    additive rule ensembles. AISTATS. Section 2 (complexity).
+.. [3] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via rule
+   ensembles. The Annals of Applied Statistics 2(3), 916-954. Section 5
+   (linear basis functions).
 """
 
 import json
@@ -48,7 +57,9 @@ from ._predict import (
     decision_function,
     reads_by_name,
     rule_masks,
+    term_contributions,
 )
+from .linear_terms import LinearTerm
 
 NUMERIC_OPERATORS = {
     "<=": operator.le,
@@ -60,8 +71,12 @@ NOMINAL_OPERATORS = {"==": operator.eq, "!=": operator.ne}
 OPERATORS = tuple(NUMERIC_OPERATORS) + tuple(NOMINAL_OPERATORS)
 
 FORMAT = "rulebook.RuleEnsemble"
-# Versions of the JSON form that from_dict reads; to_dict writes the last.
-SUPPORTED_VERSIONS = (1,)
+# Versions of the JSON form that from_dict reads. to_dict writes the oldest
+# that holds the model: 1 without linear terms (what rulebooks before them
+# read), 2 with them, so that an older rulebook refuses such a file rather
+# than read it without its terms (its from_dict ignores unknown fields).
+SUPPORTED_VERSIONS = (1, 2)
+TERMS_VERSION = 2
 VALUE_TYPES = ("bool", "bytes", "float", "int", "str")
 
 
@@ -176,6 +191,20 @@ def _read_rule(data, path):
     weight = _number(*_field(data, "weight", path))
     coverage = _number(*_field(data, "coverage", path, required=False), allow_none=True)
     return Rule(Query(propositions), weight, coverage)
+
+
+def _read_term(data, path):
+    data = _object(data, path)
+    feature = _name(*_field(data, "feature", path))
+    index, where = _field(data, "index", path, required=False, default=0)
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise _invalid(where, f"must be a column position (an integer >= 0); got {index!r}")
+    numbers_ = {key: _number(*_field(data, key, path))
+                for key in ("lower", "upper", "centre", "std", "weight")}
+    try:
+        return LinearTerm(feature, index=index, **numbers_)
+    except ValueError as error:
+        raise _invalid(path, f"is not a valid linear term ({error})") from None
 
 
 def _check_header(data):
@@ -394,7 +423,7 @@ class Rule:
 
 @dataclass(frozen=True)
 class RuleEnsemble:
-    """An additive rule ensemble ``f(x) = intercept + sum_i w_i q_i(x)``.
+    """An additive rule ensemble ``f(x) = intercept + sum_i w_i q_i(x) + sum_j w_j l_j(x_j)``.
 
     Parameters
     ----------
@@ -410,6 +439,21 @@ class RuleEnsemble:
         ndarrays or on frames without string column names: those read a
         frame by name when it has every column the rules use, and by
         position, like an array, when it has none of them).
+    terms : tuple of LinearTerm, default=()
+        Linear terms ``w_j (clip(x_j, lower, upper) - centre)`` on numeric
+        columns (RuleFit's, Friedman and Popescu 2008, Section 5); a missing
+        value contributes 0.
+
+    Notes
+    -----
+    Linear terms belong to the base of the model, with the intercept: the
+    ensemble is the sequence of its *rules* (``len``, iteration,
+    ``ensemble[i]``, :meth:`to_frame`, :meth:`query_matrix`), and
+    ``ensemble[:k]`` keeps the first ``k`` rules and every term, the model
+    after ``k`` rounds of boosting (whose terms are fitted before the first
+    rule). The terms are in :attr:`terms` and :meth:`terms_frame`; they
+    print, predict, explain and serialise after the rules, and
+    :attr:`complexity` counts each as a rule of one condition.
 
     Examples
     --------
@@ -429,9 +473,11 @@ class RuleEnsemble:
     loss: str = "squared"
     feature_names: tuple = None
     by_name: bool = True
+    terms: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "rules", tuple(self.rules))
+        object.__setattr__(self, "terms", tuple(self.terms))
         object.__setattr__(self, "intercept", float(self.intercept))
         if self.feature_names is not None:
             object.__setattr__(self, "feature_names", tuple(self.feature_names))
@@ -444,7 +490,7 @@ class RuleEnsemble:
         return iter(self.rules)
 
     def __getitem__(self, item):
-        """``ensemble[i]`` is a Rule; ``ensemble[:k]`` the first ``k`` rules."""
+        """``ensemble[i]`` is a Rule; ``ensemble[:k]`` the first ``k`` rules, every linear term."""
         if isinstance(item, slice):
             return replace(self, rules=self.rules[item])
         return self.rules[item]
@@ -454,13 +500,15 @@ class RuleEnsemble:
         """Number of rules plus their total number of conditions (Yang et al. 2024, Sec. 2).
 
         Conditions are counted in canonical form: an interval
-        ``a < x <= b`` or a set ``x not in {a, b}`` is one condition.
+        ``a < x <= b`` or a set ``x not in {a, b}`` is one condition. A
+        linear term counts as a rule of one condition (2): one more term of
+        the sum, reading one column.
         """
-        return len(self.rules) + sum(len(rule) for rule in self.rules)
+        return len(self.rules) + sum(len(rule) for rule in self.rules) + 2 * len(self.terms)
 
     # -- evaluation ---------------------------------------------------------
     def query_matrix(self, X):
-        """Which rows each rule covers.
+        """Which rows each rule covers (rules only: a linear term covers no rows).
 
         Columns are found as in :meth:`decision_function`.
 
@@ -476,11 +524,29 @@ class RuleEnsemble:
         columns = list(rule_masks(self, X, reads_by_name(self, X)))
         return np.column_stack(columns) if columns else np.zeros((len(X), 0), dtype=bool)
 
+    def term_contributions(self, X):
+        """What each linear term adds to each row: ``w_j (clip(x_j) - centre_j)``.
+
+        Columns are found as in :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_terms), float64
+            0 where the term's column is missing.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`decision_function`.
+        """
+        return term_contributions(self, X, reads_by_name(self, X))
+
     def decision_function(self, X):
         """Raw scores ``f(x)``, shape (n_samples,), float64.
 
         Large inputs are scored by a parallel numba kernel; the result is the
-        same to the last bit (weights are added in rule order either way).
+        same to the last bit (weights are added in rule order either way,
+        then the linear terms' contributions in term order).
 
         A DataFrame that has every column the rules use is read by name,
         whatever the type of its labels (``str``, ``int``, ...), so its
@@ -496,8 +562,8 @@ class RuleEnsemble:
         ------
         ValueError
             If ``X`` is a DataFrame that lacks some of the columns the rules
-            use (``by_name=True``, or some present and some not): the
-            message names them.
+            or terms use (``by_name=True``, or some present and some not):
+            the message names them.
         """
         return decision_function(self, X)
 
@@ -563,15 +629,16 @@ class RuleEnsemble:
 
     # -- presentation -------------------------------------------------------
     def __str__(self):
-        weights = [format_weight(self.intercept)] + [format_weight(r.weight) for r in self.rules]
+        weights = [format_weight(w) for w in [self.intercept] + [x.weight for x in self.rules + self.terms]]
+        texts = ["(intercept)"] + [f"if {r.query}" for r in self.rules] + [
+            f"* {term.expression()}" for term in self.terms]
         width = max(map(len, weights))
-        lines = [f"{weights[0]:>{width + 2}}  (intercept)"]
-        lines += [f"{w:>{width + 2}}  if {r.query}" for w, r in zip(weights[1:], self.rules)]
-        return "\n".join(lines)
+        return "\n".join(f"{w:>{width + 2}}  {text}" for w, text in zip(weights, texts))
 
     def __repr__(self):
+        terms = f", {len(self.terms)} linear terms" if self.terms else ""
         header = (
-            f"<RuleEnsemble: {len(self.rules)} rules, complexity {self.complexity}, "
+            f"<RuleEnsemble: {len(self.rules)} rules{terms}, complexity {self.complexity}, "
             f"{self.loss} loss>"
         )
         return header + "\n" + str(self)
@@ -584,6 +651,8 @@ class RuleEnsemble:
 
     def to_frame(self):
         """One row per rule: condition, weight, coverage, length.
+
+        The linear terms are in :meth:`terms_frame`.
 
         Returns
         -------
@@ -605,11 +674,37 @@ class RuleEnsemble:
             index=pd.RangeIndex(1, len(self.rules) + 1, name="rank"),
         )
 
+    def terms_frame(self):
+        """One row per linear term: column, expression, weight, bounds, centre, std, importance.
+
+        Returns
+        -------
+        DataFrame
+            Indexed 1, 2, ... (``terms[i - 1]``, named ``"term"``). Columns
+            ``feature`` (object), ``expression`` (str, such as
+            ``(clip(Age, 1, 65) - 29.7)``, whose value times ``weight`` is
+            the contribution), ``weight`` (float64, per unit of the
+            column), ``lower``, ``upper``, ``centre``, ``std`` and
+            ``importance`` (float64, ``|weight| * std``).
+        """
+        terms = self.terms
+        numbers_ = {name: np.array([getattr(t, name) for t in terms], dtype=np.float64)
+                    for name in ("weight", "lower", "upper", "centre", "std", "importance")}
+        return pd.DataFrame(
+            {"feature": pd.Series([t.feature for t in terms], dtype=object),
+             "expression": pd.Series([t.expression() for t in terms], dtype=object), **numbers_},
+        ).set_axis(pd.RangeIndex(1, len(terms) + 1, name="term"), axis=0)
+
     def to_dict(self):
-        """JSON-compatible dict (the single source of truth for serialisation)."""
-        return {
+        """JSON-compatible dict (the single source of truth for serialisation).
+
+        Version 1 without linear terms; version 2, with a ``linear_terms``
+        list, when there are some (an older rulebook refuses it rather than
+        drop them).
+        """
+        data = {
             "format": FORMAT,
-            "version": SUPPORTED_VERSIONS[-1],
+            "version": TERMS_VERSION if self.terms else 1,
             "loss": self.loss,
             "intercept": self.intercept,
             "feature_names": None if self.feature_names is None else list(self.feature_names),
@@ -623,6 +718,9 @@ class RuleEnsemble:
                 for rule in self.rules
             ],
         }
+        if self.terms:
+            data["linear_terms"] = [term.to_dict() for term in self.terms]
+        return data
 
     def to_json(self, **kwargs):
         """Serialise to a JSON string; floats round-trip exactly.
@@ -670,7 +768,14 @@ class RuleEnsemble:
         by_name, where = _field(data, "by_name", "", required=False, default=True)
         if not isinstance(by_name, bool):
             raise _invalid(where, f"must be a boolean (true or false); got {by_name!r}")
-        return cls(intercept, rules, loss, names, by_name)
+        terms, where = _field(data, "linear_terms", "", required=False, default=[])
+        if "linear_terms" in data and data["version"] < TERMS_VERSION:
+            raise _invalid(where, f"needs version {TERMS_VERSION}; version {data['version']} has no "
+                           "linear terms")
+        if not isinstance(terms, list):
+            raise _invalid(where, f"must be a list of linear terms; got {type(terms).__name__}")
+        terms = tuple(_read_term(term, f"linear_terms[{i}]") for i, term in enumerate(terms))
+        return cls(intercept, rules, loss, names, by_name, terms)
 
     @classmethod
     def from_json(cls, text):

@@ -39,6 +39,7 @@ from rulebook.explanations import (
     feature_importances,
     feature_shares,
 )
+from rulebook.linear_terms import LinearTerm
 
 PROPERTY = settings(derandomize=True, deadline=None, database=None, max_examples=150,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -169,7 +170,9 @@ def test_feature_contributions_and_importances():
 
 # -- the property over random ensembles and frames --------------------------------------------
 def _scale(ensemble):
-    return abs(ensemble.intercept) + sum(abs(rule.weight) for rule in ensemble.rules)
+    # A term contributes at most |w| (upper - lower + |centre - bound|); bound it generously.
+    terms = sum(abs(t.weight) * (abs(t.upper) + abs(t.lower) + abs(t.centre)) for t in ensemble.terms)
+    return abs(ensemble.intercept) + sum(abs(rule.weight) for rule in ensemble.rules) + terms
 
 
 @PROPERTY
@@ -219,7 +222,8 @@ _POOL = [-1.0, 0.0, 0.5, 2.0]
 def _covering_cases(draw):
     """A frame of two numeric columns with NaN and a nominal one with None, and
     an ensemble whose thresholds and categories come from its values, so that
-    most rules apply to some rows (random ensembles mostly cover none)."""
+    most rules apply to some rows (random ensembles mostly cover none), and
+    linear terms on the numeric columns (NaN contributes 0)."""
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n = draw(st.integers(1, 40))
     X = pd.DataFrame({"a": rng.choice(_POOL + [np.nan], n), "b": rng.choice(_POOL + [np.nan], n),
@@ -238,8 +242,15 @@ def _covering_cases(draw):
                                                 draw(st.sampled_from(_POOL)), "ab".index(feature)))
         weight = draw(st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False))
         rules.append(Rule(Query(tuple(propositions)), weight))
+    terms = []
+    for _ in range(draw(st.integers(0, 3))):
+        feature = draw(st.sampled_from(["a", "b"]))
+        lower, upper = sorted(draw(st.lists(st.sampled_from(_POOL), min_size=2, max_size=2)))
+        terms.append(LinearTerm(feature, lower, upper, draw(st.floats(-2, 3)), 1.0,
+                                draw(st.floats(-1e6, 1e6, allow_subnormal=False)), "ab".index(feature)))
     loss = draw(st.sampled_from(["squared", "logistic", "poisson"]))
-    ensemble = RuleEnsemble(draw(st.floats(-1e3, 1e3)), tuple(rules), loss, ("a", "b", "c"))
+    ensemble = RuleEnsemble(draw(st.floats(-1e3, 1e3)), tuple(rules), loss, ("a", "b", "c"),
+                            terms=tuple(terms))
     return ensemble, X
 
 
@@ -249,7 +260,8 @@ def test_terms_sum_when_many_rules_apply(case):
     ensemble, X = case
     raw = ensemble.decision_function(X)
     lines = explain(ensemble, X)
-    event(f"{int((lines['kind'] == 'rule').sum() > 0)} rule lines")
+    event(f"{int((lines['kind'] == 'rule').sum() > 0)} rule lines, "
+          f"{int((lines['kind'] == 'term').sum() > 0)} term lines")
     total = lines[lines["kind"] == "total"]
     np.testing.assert_array_equal(total["cumulative"].to_numpy(), raw)
     np.testing.assert_array_equal(total["prediction"].to_numpy(), ensemble.predict(X))
@@ -259,12 +271,24 @@ def test_terms_sum_when_many_rules_apply(case):
     contributions = feature_contributions(ensemble, X)
     np.testing.assert_allclose(contributions.sum(axis=1) + ensemble.intercept, raw, rtol=1e-12,
                                atol=tolerance)
+    # Ranks of term lines point at the terms, after the rules.
+    term_lines = lines[lines["kind"] == "term"]
+    np.testing.assert_array_equal(term_lines["weight"], [ensemble.terms[k - 1].weight for k in term_lines["rule"]])
     # A rule line is there exactly where the rule's query holds.
     covered = ensemble.query_matrix(X)
     rule_lines = lines[lines["kind"] == "rule"]
     assert len(rule_lines) == covered.sum()
     np.testing.assert_array_equal(rule_lines["contribution"],
                                   [ensemble[k - 1].weight for k in rule_lines["rule"]])
+    # A term line is there exactly where its column has a value; a missing
+    # value contributes 0 (every=all_rules lines), never NaN.
+    term_lines = lines[lines["kind"] == "term"]
+    present = X[[term.feature for term in ensemble.terms]].notna().to_numpy(dtype=bool)
+    assert len(term_lines) == present.sum()
+    every = explain(ensemble, X, all_rules=True)
+    missing_terms = every[(every["kind"] == "term") & ~every["applies"]]
+    assert (missing_terms["contribution"] == 0).all() and len(missing_terms) == (~present).sum()
+    np.testing.assert_array_equal(every[every["kind"] == "total"]["cumulative"].to_numpy(), raw)
     position = int(np.argmax(X.index == X.index[-1]))
     explanation = explain_row(ensemble, X, position)
     assert explanation.raw_score == raw[position] and explanation.n_applying == covered[position].sum()

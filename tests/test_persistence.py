@@ -111,7 +111,7 @@ def _same_estimator(loaded, original, X):
     assert type(loaded) is type(original)
     _same_params(loaded.get_params(), original.get_params())
     assert loaded.ensemble_ == original.ensemble_
-    assert [r.coverage for r in loaded.ensemble_] == [r.coverage for r in original.ensemble_]
+    assert [r.coverage for r in loaded.ensemble_.rules] == [r.coverage for r in original.ensemble_.rules]
     for method in ("predict", "predict_proba", "decision_function"):
         if hasattr(original, method):
             expected = getattr(original, method)(X)
@@ -154,17 +154,60 @@ def test_regressor_round_trip(table, config):
     RuleFitRegressor(max_rules=4, n_estimators=15, random_state=1, max_samples=0.5),
     RuleFitRegressor(max_rules=None, alpha=0.05, n_estimators=10, tree_size=2, max_bins=None,
                      random_state=np.int64(3)),
-], ids=lambda e: type(e).__name__)
+    RuleFitRegressor(max_rules=None, alpha=0.01, n_estimators=10, include_linear=True,
+                     winsor_quantile=0.05, random_state=2),
+    RuleFitClassifier(max_rules=None, alpha=0.002, n_estimators=10, include_linear=True, random_state=0),
+], ids=lambda e: f"{type(e).__name__}{'-linear' if e.include_linear else ''}")
 def test_rulefit_round_trip(table, estimator):
     model = _fit(estimator, table)
+    assert bool(model.ensemble_.terms) == estimator.include_linear
     text = model.to_json()
     loaded = load_model(text)
     _same_estimator(loaded, model, table[0])
     assert loaded.alpha_ == model.alpha_ and loaded.n_candidates_ == model.n_candidates_
     pd.testing.assert_frame_equal(loaded.path_, model.path_)
     np.testing.assert_array_equal(loaded.rule_importances_, model.rule_importances_)
+    np.testing.assert_array_equal(loaded.term_importances_, model.term_importances_)
     pd.testing.assert_series_equal(loaded.feature_importances_, model.feature_importances_)
     assert loaded.to_json() == text
+    # A file without linear terms holds version 1 ensembles, as before them.
+    versions = {e["version"] for e in [json.loads(text)["ensemble"]]}
+    assert versions == ({2} if estimator.include_linear else {1})
+
+
+@pytest.fixture(scope="module")
+def saved_linear(table):
+    model = _fit(RuleFitRegressor(max_rules=None, alpha=0.01, n_estimators=10, include_linear=True,
+                                  random_state=2), table)
+    return json.loads(model.to_json())
+
+
+def test_linear_terms_are_checked_against_the_columns(saved_linear):
+    assert saved_linear["ensemble"]["linear_terms"]
+    def on_sex(data):
+        data["ensemble"]["linear_terms"][0].update(feature="sex", index=2)
+
+    nominal = _edited(saved_linear, on_sex)
+    with pytest.raises(ValueError, match=r"linear_terms\[0\]'.*'sex'.*numeric column"):
+        load_model(nominal)
+    with pytest.raises(ValueError, match=r"\$.ensemble"):
+        load_model(_edited(saved_linear, _setitem(("ensemble", "version"), 1)))
+    with pytest.raises(ValueError, match="std"):
+        load_model(_edited(saved_linear, _setitem(("ensemble", "linear_terms", 0, "std"), -1.0)))
+    with pytest.raises(ValueError, match="lower <= upper"):
+        load_model(_edited(saved_linear, _setitem(("ensemble", "linear_terms", 0, "lower"), 1e9)))
+
+
+def test_every_edit_of_a_linear_term_loads_or_is_a_value_error(saved_linear):
+    replacements = [None, -1, 2**70, "x", [], {}, 0.5, True, 1e300]
+    n_refused = 0
+    for key in saved_linear["ensemble"]["linear_terms"][0]:
+        for value in replacements:
+            try:
+                load_model(_edited(saved_linear, _setitem(("ensemble", "linear_terms", 0, key), value)))
+            except ValueError:
+                n_refused += 1
+    assert n_refused > 30
 
 
 def test_loaded_estimator_keeps_the_prediction_checks(table):
@@ -347,7 +390,7 @@ def _rule_feature_index(data):
     (("n_features_in",), 5, r"'\$\.features' has 6 columns, but n_features_in is 5"),
     (("ensemble", "loss"), "squared", r"'\$\.ensemble\.loss'.*loss 'logistic'"),
     (("ensemble", "loss"), "hinge", r"'\$\.ensemble\.loss'.*is not one of"),
-    (("ensemble", "version"), 2, r"'\$\.ensemble\.version'"),
+    (("ensemble", "version"), 3, r"'\$\.ensemble\.version'"),
     (("ensemble", "by_name"), False, r"by_name.*feature_names_in"),
     (("ensemble", "rules", 0, "weight"), "1", r"'\$\.ensemble\.rules\[0\]\.weight'.*not of type 'number'"),
     (("ensemble", "rules", 0, "query", 0, "operator"), "~", r"'\$\.ensemble\.rules\[0\]\.query\[0\]\.operator'"),

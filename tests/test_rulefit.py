@@ -35,6 +35,8 @@ from rulebook.rulefit import (
 ESTIMATORS = [
     RuleFitRegressor(n_estimators=10),
     RuleFitClassifier(n_estimators=10),
+    RuleFitRegressor(n_estimators=10, include_linear=True),
+    RuleFitClassifier(n_estimators=10, include_linear=True),
     RuleFitRegressor(max_rules=None, alpha=0.05, n_estimators=10, tree_size=2, learning_rate=0.1,
                      max_bins=None),
 ]
@@ -284,7 +286,9 @@ def test_feature_importance_shares_a_rule_among_its_distinct_columns():
 
 # -- parameters, determinism, serialisation ----------------------------------
 @pytest.mark.parametrize("params, error, match", [
-    ({"include_linear": True}, NotImplementedError, "linear terms cannot be represented"),
+    ({"include_linear": "yes"}, ValueError, "include_linear must be True or False"),
+    ({"include_linear": True, "winsor_quantile": 0.5}, ValueError, "winsor_quantile must be"),
+    ({"winsor_quantile": -0.1}, ValueError, "winsor_quantile must be"),
     ({"max_rules": None}, ValueError, "set max_rules"),
     ({"max_rules": -1}, ValueError, "max_rules must be an int"),
     ({"alpha": 0.0}, ValueError, "alpha must be"),
