@@ -61,9 +61,12 @@ SHARED = HERE.parents[1] / "shared" / "datasets"
 DEFAULT_OUT = HERE / "results" / "reproduction"
 
 TABLES = ("boley", "yang")
-LEARNERS = ("rulefit", "greedy", "optimal", "orthogonal")
+LEARNERS = ("rulefit", "rulefit_linear", "greedy", "optimal", "orthogonal")
+# RuleFit without and with its linear terms (Friedman and Popescu 2008,
+# Section 5): the papers' ``rf`` column is without them.
+RULEFITS = ("rulefit", "rulefit_linear")
 # Which learners each protocol reports.
-PROTOCOL_LEARNERS = {"boley": ("rulefit", "greedy", "optimal", "orthogonal"),
+PROTOCOL_LEARNERS = {"boley": ("rulefit", "rulefit_linear", "greedy", "optimal", "orthogonal"),
                      "yang": ("greedy", "optimal", "orthogonal")}
 BOLEY_RULES = 10          # Boley et al., Section 4: 1 to 10 rules
 YANG_MAX_COMPLEXITY = 50  # Yang et al., Section 4: complexity up to 50
@@ -224,7 +227,8 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
     ----------
     settings : Settings
     names : sequence of str, default=LEARNERS
-        Subset of ``"rulefit"``, ``"greedy"``, ``"optimal"``,
+        Subset of ``"rulefit"``, ``"rulefit_linear"`` (RuleFit with
+        ``include_linear=True``), ``"greedy"``, ``"optimal"``,
         ``"orthogonal"``.
     time_limit : float > 0 or None
         Seconds per boosting round of the optimal (and orthogonal) learner;
@@ -240,7 +244,7 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
     -------
     dict of {str: estimator}
         Learners that cannot run are left out: ``"orthogonal"`` while it is
-        not registered, ``"rulefit"`` for Poisson data (no Poisson RuleFit).
+        not registered, RuleFit for Poisson data (no Poisson RuleFit).
 
     Raises
     ------
@@ -259,8 +263,10 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
     # conditions, unless propositions= is given).
     common = dict(verbose=0, max_rule_length=None, **loss)
     learners = {}
-    if "rulefit" in names and settings.task != "poisson":
-        learners["rulefit"] = (RuleFitClassifier if binary else RuleFitRegressor)(max_rules=BOLEY_RULES)
+    RuleFit = RuleFitClassifier if binary else RuleFitRegressor
+    for name, include_linear in (("rulefit", False), ("rulefit_linear", True)):
+        if name in names and settings.task != "poisson":
+            learners[name] = RuleFit(max_rules=BOLEY_RULES, include_linear=include_linear)
     if "greedy" in names:
         learners["greedy"] = Boosting(learner="greedy", reg_lambda=GREEDY_REG_LAMBDA,
                                       **binning_params(settings, "greedy"), **common)
@@ -340,7 +346,7 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
                 warnings.filterwarnings("ignore", message="boosting stopped after")
                 frame = compare_learners(
                     X, y, {learner: estimator}, task=settings.task, n_splits=n_splits,
-                    max_rules=boley_rules if learner == "rulefit" else rounds,
+                    max_rules=boley_rules if learner in RULEFITS else rounds,
                     random_state=random_state, return_risk=True, history_columns=("certified",))
         except Exception as error:  # noqa: BLE001 (keep the other learners' results)
             log(f"  {learner}: FAILED ({type(error).__name__}: {error})")
@@ -349,7 +355,7 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
         elapsed = time.perf_counter() - start
         uncertified = _uncertified(frame)
         note = f", {uncertified} rounds not certified optimal" if uncertified else ""
-        if learner != "rulefit":
+        if learner not in RULEFITS:
             short = frame.groupby("split").n_rules.max()
             short = short[short < rounds]
             if len(short):
@@ -360,11 +366,11 @@ def run_dataset(name, *, tables=TABLES, learners=LEARNERS, n_splits=5, boley_rul
     if not frames:
         return pd.DataFrame()
     curves = pd.concat(frames, ignore_index=True)
-    binning = {learner: ("" if learner == "rulefit" else
+    binning = {learner: ("" if learner in RULEFITS else
                          "; ".join(f"{k}={v}" for k, v in binning_params(settings, learner).items()))
                for learner in curves.learner.unique()}
     reg_lambda = np.where(curves.learner == "greedy", GREEDY_REG_LAMBDA,
-                          np.where(curves.learner == "rulefit", np.nan, settings.reg_lambda))
+                          np.where(curves.learner.isin(RULEFITS), np.nan, settings.reg_lambda))
     curves.insert(0, "dataset", name)
     curves.insert(1, "task", settings.task)
     return curves.assign(reg_lambda=reg_lambda, binning=curves.learner.map(binning), time_limit=time_limit)
@@ -526,8 +532,9 @@ def _fmt(value, digits=3):
 
 def format_boley(summary, orthogonal_available):
     """Text table: our AUC (paper's) per learner and dataset."""
-    header = (f"{'dataset':<20} {'metric':<8} {'rulefit':>15} {'greedy':>15} {'optimal':>15} "
-              f"{'orthogonal':>13} {'opt>=grd':>15} {'uncert.':>7}  times rf/grd/opt (s)")
+    header = (f"{'dataset':<20} {'metric':<8} {'rulefit':>15} {'rf+linear':>9} {'greedy':>15} "
+              f"{'optimal':>15} {'orthogonal':>13} {'opt>=grd':>15} {'uncert.':>7}  "
+              "times rf/rf+lin/grd/opt (s)")
     lines = [header]
     for row in summary.itertuples():
         cells = []
@@ -537,8 +544,10 @@ def format_boley(summary, orthogonal_available):
         flag = "" if pd.isna(row.opt_ge_grd) else \
             f"{'yes' if row.opt_ge_grd else 'NO'} ({row.opt_minus_grd:+.4f})"
         uncertified = "" if pd.isna(row.optimal_uncertified) else str(int(row.optimal_uncertified))
-        times = "/".join(_fmt(getattr(row, f"{l}_time"), 1) for l in ("rulefit", "greedy", "optimal"))
-        lines.append(f"{row.dataset:<20} {row.metric:<8} {cells[0]:>15} {cells[1]:>15} {cells[2]:>15} "
+        times = "/".join(_fmt(getattr(row, f"{l}_time"), 1)
+                         for l in ("rulefit", "rulefit_linear", "greedy", "optimal"))
+        lines.append(f"{row.dataset:<20} {row.metric:<8} {cells[0]:>15} "
+                     f"{_fmt(row.rulefit_linear):>9} {cells[1]:>15} {cells[2]:>15} "
                      f"{orthogonal:>13} {flag:>15} {uncertified:>7}  {times}")
     return "\n".join(lines)
 

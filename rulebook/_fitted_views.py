@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._predict import term_values
 from ._validation import check_prediction_frame
 from .explanations import explain, explain_row
 
@@ -108,10 +109,19 @@ class _Staged:
         """
         check_is_fitted(self)
         ensemble = self.ensemble_
-        for k, (intercept, weights) in enumerate(zip(self.history_["intercept"],
-                                                     self.history_["weights"])):
+        for k, (intercept, weights, term_weights) in enumerate(self._staged_weights()):
             rules = tuple(replace(rule, weight=w) for rule, w in zip(ensemble.rules, weights))
-            yield replace(ensemble, intercept=float(intercept), rules=rules[:k])
+            terms = tuple(replace(term, weight=w) for term, w in zip(ensemble.terms, term_weights))
+            yield replace(ensemble, intercept=float(intercept), rules=rules[:k], terms=terms)
+
+    def _staged_weights(self):
+        """``(intercept, rule weights, term weights)`` after each round, from ``history_``.
+
+        The linear terms (``include_linear``) are in the model from round 0.
+        """
+        history = self.history_
+        term_weights = history["term_weights"] if "term_weights" in history else [()] * len(history)
+        return zip(history["intercept"], history["weights"], term_weights)
 
     def _staged_raw_predict(self, X):
         """Raw scores of the model after rounds 1, 2, ..., shape (n_rounds, n_samples).
@@ -125,11 +135,15 @@ class _Staged:
         frame = check_prediction_frame(self, X, self.ensemble_, self._feature_kinds, self._categories)
         ensemble = self.ensemble_
         masks = [rule.query.evaluate(frame, ensemble.by_name) for rule in ensemble.rules]
-        history = zip(self.history_["intercept"][1:], self.history_["weights"][1:])
+        values = term_values(ensemble, frame, ensemble.by_name)
         scores = np.empty((len(masks), len(frame)), dtype=np.float64)
-        for k, (intercept, weights) in enumerate(history):
+        staged = list(self._staged_weights())[1:]
+        for k, (intercept, weights, term_weights) in enumerate(staged):
             raw = np.full(len(frame), float(intercept), dtype=np.float64)
             for mask, weight in zip(masks[:k + 1], weights):
                 raw[mask] += weight
+            # After the rules, one term after another, as decision_function adds them.
+            for j, (term, weight) in enumerate(zip(ensemble.terms, term_weights)):
+                raw += replace(term, weight=weight).contribution(values[:, j])
             scores[k] = raw
         return scores

@@ -60,7 +60,8 @@ _SHARED_DOC = """
         within one standard error (over folds) of the best ([2]).
     n_jobs : int or None, default=None
         Fits run in parallel by joblib (strengths x folds); None is 1.
-    learner, objective, max_bins, cut_points, max_rule_length, weight_update, max_categories
+    learner, objective, max_bins, cut_points, max_rule_length, weight_update, max_categories, \
+include_linear
         As in the estimator fitted (see its documentation).
     verbose : int, default=1
         0: silent; 1: a progress bar over the fits.
@@ -103,7 +104,8 @@ class _RuleBoostingCV(BaseEstimator):
     def _base_params(self):
         return {"learner": self.learner, "objective": self.objective, "max_bins": self.max_bins,
                 "cut_points": self.cut_points, "max_rule_length": self.max_rule_length,
-                "weight_update": self.weight_update, "max_categories": self.max_categories}
+                "weight_update": self.weight_update, "max_categories": self.max_categories,
+                "include_linear": self.include_linear}
 
     def _estimator(self, reg_lambda, n_rules, verbose=0):
         return self._estimator_class(n_rules, reg_lambda=reg_lambda, verbose=verbose,
@@ -342,8 +344,9 @@ class RuleBoostingClassifierCV(ClassifierMixin, _RuleBoostingCV):
     def __init__(self, n_rules=10, *, reg_lambdas=DEFAULT_REG_LAMBDAS, cv=5, scoring=None,
                  selection="best", n_jobs=None, learner="greedy", objective="second_order",
                  max_bins=255, cut_points=None, max_rule_length="auto", weight_update="auto",
-                 max_categories=100, verbose=1):
+                 max_categories=100, include_linear=False, verbose=1):
         self.n_rules = n_rules
+        self.include_linear = include_linear
         self.reg_lambdas = reg_lambdas
         self.cv = cv
         self.scoring = scoring
@@ -395,8 +398,10 @@ class RuleBoostingRegressorCV(RegressorMixin, _RuleBoostingCV):
     def __init__(self, n_rules=10, *, loss="squared", reg_lambdas=DEFAULT_REG_LAMBDAS, cv=5,
                  scoring=None, selection="best", n_jobs=None, learner="greedy",
                  objective="second_order", max_bins=255, cut_points=None,
-                 max_rule_length="auto", weight_update="auto", max_categories=100, verbose=1):
+                 max_rule_length="auto", weight_update="auto", max_categories=100,
+                 include_linear=False, verbose=1):
         self.n_rules = n_rules
+        self.include_linear = include_linear
         self.loss = loss
         self.reg_lambdas = reg_lambdas
         self.cv = cv

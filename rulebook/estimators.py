@@ -6,6 +6,7 @@ loop (:mod:`rulebook.boosting`) and stores a plain-value
 """
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,8 @@ from .paper_propositions import (
     _paper_thresholds,
     _PaperBinner,
 )
+from ._predict import _column, column_values
+from .linear_terms import LinearTerm
 from .rules import RuleEnsemble
 
 # ``max_rule_length="auto"``: see the parameter's documentation.
@@ -127,6 +130,20 @@ _PARAMETERS = """
         full resolution (255 bins) within reach; ``benchmarks/bench_defaults.py``
         prints, per dataset, the time, certified rounds and test scores at
         this default.
+    include_linear : bool, default=False
+        Add a linear term on every numeric column, before the rules:
+        RuleFit's winsorised term ``w (clip(x, lower, upper) - centre)``
+        (:class:`~rulebook.linear_terms.LinearTerm`; bounds the 2.5% and
+        97.5% quantiles, a missing value contributes 0), standardised
+        (divided by its standard deviation) while fitting, so that
+        ``reg_lambda`` shrinks every term alike whatever the column's unit.
+        The terms are fitted with the intercept before the first rule; the
+        stagewise weight update keeps them, the corrective one re-fits them
+        with every rule, and the orthogonal learner searches only what they
+        and the rules cannot fit. The model prints them after the rules,
+        ``history_["term_weights"]`` holds their weights after each round.
+        ``benchmarks/bench_linear_terms.py`` measures what they do to test
+        scores (see ``benchmarks/README.md``).
     verbose : int >= 0 or bool, default=1
         ``1`` shows a progress bar over boosting rounds once a fit has run
         for two seconds (short fits stay silent); ``0`` never shows it.
@@ -159,13 +176,54 @@ _ATTRIBUTES = """
 """
 
 
+def linear_base(frame, binner, sample_weight):
+    """The linear terms of the numeric columns and their standardised training columns.
+
+    Returns
+    -------
+    terms : tuple of LinearTerm
+        Weight 0; one per numeric column whose winsorised values vary
+        (:meth:`LinearTerm.winsorised`), in column order.
+    base_columns : ndarray of shape (n_samples, len(terms)), float64
+        ``(clip(x, lower, upper) - centre) / std`` per term, read from
+        ``frame`` as prediction reads the column (0 where missing).
+    """
+    terms, columns = [], []
+    for index, feature in enumerate(binner.features_):
+        if feature.kind == NOMINAL:
+            continue
+        # By position: the binner's features are the frame's columns in order.
+        values, _ = column_values(_column(frame, feature.name, index, False), numeric=True)
+        term = LinearTerm.winsorised(feature.name, values, sample_weight, index=index)
+        if term is not None:
+            terms.append(term)
+            columns.append(term.basis(values) / term.std)
+    base = np.column_stack(columns) if columns else np.empty((len(frame), 0))
+    return tuple(terms), base
+
+
+def _unscaled(terms, base_weights, history):
+    """Terms with their fitted weights per unit of their column, and ``history_``
+    with the column ``term_weights`` so (the loop fitted standardised columns)."""
+    if not terms:
+        return (), history
+    std = np.array([term.std for term in terms])
+    history = history.rename(columns={"base_weights": "term_weights"})
+    history["term_weights"] = [tuple(float(w) for w in np.asarray(b) / std)
+                               for b in history["term_weights"]]
+    weights = np.asarray(base_weights) / std
+    return tuple(replace(term, weight=float(w)) for term, w in zip(terms, weights)), history
+
+
 class _RuleBoosting(_Explained, _Staged, BaseEstimator):
     _loss_name = None
 
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
                  max_bins=255, cut_points=None, max_rule_length="auto", verbose=1, search=None,
-                 weight_update="auto", propositions=None, max_categories=100):
+                 weight_update="auto", propositions=None, max_categories=100,
+                 include_linear=False):
         self.n_rules = n_rules
+        self.include_linear = include_linear
         self.learner = learner
         self.objective = objective
         self.search = search
@@ -265,21 +323,24 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             raise ValueError("propositions is supported by the greedy and optimal learners with "
                              "the standard objectives; got learner="
                              f"{self.learner!r}, objective={objective!r}.")
+        terms, base_columns = linear_base(frame, binner, weights) if self.include_linear else ((), None)
         with round_bar(self.n_rules, self.verbose) as progress:
-            intercept, rules, history, _ = fit_boosting(BoostingSetup(
+            intercept, rules, history, base_weights = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner if allowed is None else _PaperBinner(binner),
                 y=y_encoded, sample_weight=weights,
                 loss=get_loss(self._loss_name_), learner=learner,
                 objective=objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self._max_rule_length() or 0,
                 progress=progress, weight_update=weight_update, allowed=allowed,
+                base_columns=base_columns,
             ))
+        terms, history = _unscaled(terms, base_weights, history)
         self._feature_kinds = tuple(f.kind for f in binner.features_)
         self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
         self._fit_columns = fit_columns(X)
         by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
         self.ensemble_ = RuleEnsemble(intercept, tuple(rules), self._loss_name_,
-                                      tuple(f.name for f in binner.features_), by_name)
+                                      tuple(f.name for f in binner.features_), by_name, terms)
         self.history_ = history
         return self
 
@@ -309,6 +370,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         elif not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
             raise ValueError(f"verbose must be an int >= 0 or a bool; got {self.verbose!r}.")
         resolve_learner(self.learner, self.objective, self.search, self.weight_update)
+        if not isinstance(self.include_linear, (bool, np.bool_)):
+            raise ValueError(f"include_linear must be True or False; got {self.include_linear!r}.")
         if self.propositions is not None and self.cut_points is not None:
             raise ValueError("cut_points and propositions cannot both be set: propositions "
                              "chooses the cut points of every numeric column.")
@@ -483,12 +546,13 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
 
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
                  reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length="auto", verbose=1,
-                 search=None, weight_update="auto", propositions=None, max_categories=100):
+                 search=None, weight_update="auto", propositions=None, max_categories=100,
+                 include_linear=False):
         super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
                          max_bins=max_bins, cut_points=cut_points,
                          max_rule_length=max_rule_length, verbose=verbose, search=search,
                          weight_update=weight_update, propositions=propositions,
-                         max_categories=max_categories)
+                         max_categories=max_categories, include_linear=include_linear)
         self.loss = loss
 
     @property

@@ -108,3 +108,102 @@ def test_orthogonal_rounds_start_with_the_base_columns_in_the_basis():
         assert np.abs(basis.project(v)).max() < 1e-10 * np.abs(v).max()
     plain = OrthogonalBasis(s, 3)
     assert plain.size == 1
+
+
+# -- the estimators' include_linear --------------------------------------------
+import warnings  # noqa: E402
+
+import pandas as pd  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from rulebook import RuleBoostingClassifier, RuleBoostingRegressor, load_model  # noqa: E402
+from rulebook.datasets import load_titanic  # noqa: E402
+from rulebook.linear_terms import LinearTerm  # noqa: E402
+
+
+@parametrize_with_checks([
+    RuleBoostingRegressor(n_rules=4, include_linear=True),
+    RuleBoostingRegressor(n_rules=3, loss="poisson", include_linear=True),
+    RuleBoostingClassifier(n_rules=4, include_linear=True),
+    RuleBoostingClassifier(n_rules=3, learner="orthogonal", include_linear=True),
+])
+def test_sklearn_compatible_with_linear_terms(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize("learner", ["greedy", "optimal", "orthogonal"])
+def test_linear_terms_of_the_model(learner):
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=4, learner=learner, include_linear=True,
+                                   verbose=0).fit(X, y)
+    terms = model.ensemble_.terms
+    numeric = [name for name in X.columns if pd.api.types.is_numeric_dtype(X[name])
+               and X[name].dropna().nunique() > 1]
+    assert [term.feature for term in terms] == numeric
+    # Each term is RuleFit's winsorised term of its column (NumPy, unit weights).
+    for term in terms:
+        values = X[term.feature].to_numpy(dtype=float)
+        present = values[~np.isnan(values)]
+        lower, upper = np.quantile(present, [0.025, 0.975], method="inverted_cdf")
+        clipped = np.clip(present, lower, upper)
+        assert (term.lower, term.upper) == (lower, upper)
+        assert term.centre == pytest.approx(clipped.mean(), rel=1e-12)
+    # The model's terms carry the last round's weights, and every staged
+    # model predicts as its ensemble does.
+    assert model.history_["term_weights"].iloc[-1] == tuple(t.weight for t in terms)
+    staged = model._staged_raw_predict(X)
+    for k, ensemble in enumerate(model.staged_ensembles()):
+        assert len(ensemble.terms) == len(terms)
+        if k:
+            np.testing.assert_array_equal(staged[k - 1], ensemble.decision_function(X))
+    np.testing.assert_array_equal(staged[-1], model.decision_function(X))
+    # The terms print, and a saved model predicts the same.
+    assert terms[0].expression() in str(model.ensemble_)
+    again = load_model(model.to_json())
+    np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+
+
+def test_linear_terms_fit_a_linear_target_in_its_units():
+    # y = 3 x in dollars and in thousands of dollars: the standardised fit
+    # gives the same model, the term's weight per unit scales with the unit.
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 100, size=400)
+    y = 3.0 * x + rng.normal(scale=1.0, size=400)
+    noise = rng.normal(size=400)
+    fits = []
+    for scale in (1.0, 1000.0):
+        X = pd.DataFrame({"x": x * scale, "noise": noise})
+        model = RuleBoostingRegressor(n_rules=2, include_linear=True, reg_lambda=1e-6,
+                                      verbose=0).fit(X, y)
+        fits.append((model.ensemble_.terms[0].weight * scale, model.predict(X)))
+    assert fits[0][0] == pytest.approx(3.0, rel=0.02)
+    assert fits[1][0] == pytest.approx(fits[0][0], rel=1e-6)
+    np.testing.assert_allclose(fits[1][1], fits[0][1], rtol=1e-6)
+
+
+def test_linear_terms_skip_nominal_and_constant_columns_and_read_missing_as_the_mean():
+    X = pd.DataFrame({"a": [1.0, 2.0, np.nan, 4.0, 5.0, 6.0] * 20,
+                      "const": [7.0] * 120, "kind": ["u", "v"] * 60})
+    y = X["a"].fillna(3.0).to_numpy() * 2 + (X["kind"] == "u") * 1.0
+    model = RuleBoostingRegressor(n_rules=2, include_linear=True, verbose=0).fit(X, y)
+    assert [t.feature for t in model.ensemble_.terms] == ["a"]
+    term = model.ensemble_.terms[0]
+    row = pd.DataFrame({"a": [np.nan], "const": [7.0], "kind": ["u"]})
+    at_mean = row.assign(a=term.centre)
+    np.testing.assert_allclose(model.predict(row), model.predict(at_mean), rtol=0, atol=1e-12)
+
+
+def test_include_linear_must_be_a_bool():
+    X, y = load_titanic()
+    with pytest.raises(ValueError, match="include_linear must be True or False"):
+        RuleBoostingClassifier(include_linear="yes").fit(X, y)
+
+
+def test_without_linear_terms_nothing_changes():
+    X, y = load_titanic()
+    plain = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y)
+    assert plain.ensemble_.terms == ()
+    assert "term_weights" not in plain.history_
+    assert isinstance(LinearTerm, type)

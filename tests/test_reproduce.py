@@ -36,11 +36,12 @@ def test_tiny_run_is_a_tidy_frame(tiny):
                 "fit_time", "risk", "normalised_risk", "zero_normalised_risk", "certified",
                 "reg_lambda", "binning", "time_limit"}
     assert expected <= set(tiny.columns)
-    learners = {"rulefit", "greedy", "optimal"} | ({"orthogonal"} if rt.orthogonal_learner(None) else set())
+    learners = ({"rulefit", "rulefit_linear", "greedy", "optimal"}
+                | ({"orthogonal"} if rt.orthogonal_learner(None) else set()))
     assert set(tiny.learner) == learners
     assert (tiny.dataset == "diabetes").all() and (tiny.split == 0).all()
     # 0, 1, 2 rules per learner (RuleFit's path may skip a size).
-    boosting = tiny[tiny.learner != "rulefit"]
+    boosting = tiny[~tiny.learner.isin(rt.RULEFITS)]
     assert boosting.groupby("learner").n_rules.apply(list).map([0, 1, 2].__eq__).all()
     assert tiny.n_rules.le(2).all()
     assert (tiny.metric == "r2").all()
@@ -57,6 +58,8 @@ def test_summaries_put_ours_beside_the_papers(tiny):
     row = boley.iloc[0]
     assert row.paper_opt == 0.308 and row.paper_grd == 0.295 and row.paper_rf == 0.182
     assert np.isfinite([row.optimal, row.greedy]).all() and max(row.optimal, row.greedy) < 1
+    # RuleFit with its linear terms, beside the papers' rf (which has none).
+    assert np.isfinite(row.rulefit_linear) and row.rulefit_linear < 1
     assert rt.boley_count(boley)[1] == 1
     yang = rt.yang_summary(tiny)
     assert yang.iloc[0].paper_SXB == 0.147
