@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ._progress import reporting, set_status
-from .objectives import search_code
 from .corrective import corrective_weights
+from .objectives import search_code
 from .rules import Query, Rule
 from .search import SearchProblem, start_rounds
 from .weight_updates import weight_update

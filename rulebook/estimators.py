@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._fitted_views import _Explained, _Staged
+from ._predict import _column, column_values
 from ._progress import INTERRUPTED, is_interrupt, round_bar
 from ._validation import (
     NOMINAL,
@@ -30,6 +31,7 @@ from .binning import Binner
 from .boosting import BoostingSetup, fit_boosting
 from .greedy import GreedyLearner
 from .learners import resolve_learner
+from .linear_terms import LinearTerm
 from .losses import get_loss
 from .optimal import OptimalLearner
 from .paper_propositions import (
@@ -38,8 +40,6 @@ from .paper_propositions import (
     _paper_thresholds,
     _PaperBinner,
 )
-from ._predict import _column, column_values
-from .linear_terms import LinearTerm
 from .rules import RuleEnsemble
 
 # ``max_rule_length="auto"``: see the parameter's documentation.
