@@ -1,7 +1,10 @@
 """RuleFit's L1 fit: the regularisation path over the candidate rules.
 
 Lasso (squared loss) or L1-penalised logistic regression over the rules'
-indicator columns, warm-started down a geometric grid of strengths from
+indicator columns (and, with ``include_linear``, the scaled linear terms'
+dense columns after them, penalised alike: Section 5 of [1] scales them to
+a typical rule's standard deviation so that one penalty fits both),
+warm-started down a geometric grid of strengths from
 ``alpha_max`` and bisected where the number of rules passes ``max_rules``
 (Friedman and Popescu 2008, Section 2; Friedman, Hastie and Tibshirani
 2010). Used by :mod:`rulebook.rulefit`.
@@ -299,5 +302,3 @@ def _fill_skipped_sizes(fitter, points, max_rules):
                 more = middle
     return new
 
-
-# -- 3. importances ([1], Sec. 6) ---------------------------------------------

@@ -296,6 +296,9 @@ def _packed_complement(packed, n):
 class _RuleMatrix:
     """The candidates' 0/1 matrix ``Z``, sparse, each column in its sparser orientation.
 
+    :meth:`with_columns` appends dense columns (RuleFit's linear terms),
+    stored as they are and never flipped.
+
     Column ``j`` of ``Z`` is ``stored[:, j]`` or, where ``flipped[j]``, its
     complement ``1 - stored[:, j]``: a rule covering more than half of the
     rows is stored by the rows it leaves out, so ``stored`` holds at most
