@@ -90,7 +90,16 @@ _PARAMETERS = """
     reg_lambda : float >= 0, default=1.0
         L2 regularisation of rule weights (``lambda`` in eq. 2.1-2.3 of [1]).
         The squared loss is ``(y - f)^2`` as in [1], so the paper's values
-        carry over.
+        carry over. It is measured against the Hessian, not the target: a
+        rule's weight is ``-G / (reg_lambda + H)``, ``H`` the Hessians summed
+        over its extent (2 per unit of sample weight for the squared loss),
+        so a target in dollars and the same in thousands of dollars give the
+        same rules, with weights in their units (a test checks it). What it
+        weighs against is the size of an extent: the default pulls little on
+        large ones, and on small tables larger values (10-100) often test
+        better; :class:`~rulebook.cv.RuleBoostingRegressorCV` and
+        :class:`~rulebook.cv.RuleBoostingClassifierCV` choose it by
+        cross-validation.
     max_bins : int in [2, 65535] or None, default=255
         Equal-frequency cut points per numeric column; ``None`` uses every
         distinct value.
