@@ -416,7 +416,11 @@ def test_poisson_regressor_explanations(ships):
     lambda: RuleBoostingClassifier(3, learner="orthogonal", verbose=0),
     lambda: RuleFitClassifier(max_rules=5, n_estimators=20, random_state=0),
     lambda: RuleBoostingClassifierCV(3, reg_lambdas=(1.0,), cv=3, verbose=0),
-], ids=["boosting", "orthogonal", "rulefit", "cv"])
+    lambda: RuleBoostingClassifier(4, include_linear=True, verbose=0),
+    lambda: RuleBoostingClassifier(3, learner="orthogonal", include_linear=True, verbose=0),
+    lambda: RuleFitClassifier(max_rules=5, n_estimators=20, include_linear=True, random_state=0),
+], ids=["boosting", "orthogonal", "rulefit", "cv", "boosting+linear", "orthogonal+linear",
+        "rulefit+linear"])
 def test_every_estimator_explains_its_own_scores(make):
     X, y = load_titanic()
     X, y = X.iloc[:300], y.iloc[:300]
