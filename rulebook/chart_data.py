@@ -14,6 +14,7 @@ import pandas as pd
 
 from ._canonical import escape_unsafe
 from ._chart_display import wrap_rule
+from ._predict import term_contributions
 from .rules import RuleEnsemble
 
 # Boley et al. (2021), Table 2: history column -> category label.
@@ -186,6 +187,11 @@ def raw_scores_by_size(ensemble, X):
     for k, rule in enumerate(ensemble.rules, start=1):
         raw[rule.query.evaluate(X, ensemble.by_name)] += rule.weight
         scores[k] = raw
+    if ensemble.terms:
+        # Every ensemble[:k] keeps the linear terms, added after the rules
+        # one after another, as decision_function adds them.
+        for column in term_contributions(ensemble, X, ensemble.by_name).T:
+            scores += column
     return scores
 
 
@@ -196,8 +202,11 @@ def _staged_raw_scores(model, ensemble, X):
     (``staged_ensembles``): after a corrective update that is not
     ``ensemble[:k]``. A bare RuleEnsemble is read as stagewise.
     """
-    if hasattr(model, "staged_ensembles") and "weights" in getattr(model, "history_", ()):
-        return np.array([stage.decision_function(X) for stage in model.staged_ensembles()])
+    if hasattr(model, "_staged_raw_predict") and "weights" in getattr(model, "history_", ()):
+        # Each rule evaluated once (not every staged model from scratch:
+        # quadratic in rules), equal to the staged models to the last bit.
+        first = next(iter(model.staged_ensembles())).decision_function(X)
+        return np.vstack([first[None, :], model._staged_raw_predict(X)])
     return raw_scores_by_size(ensemble, X)
 
 

@@ -204,3 +204,20 @@ def test_without_linear_terms_nothing_changes():
     assert plain.ensemble_.terms == ()
     assert "term_weights" not in plain.history_
     assert not any(isinstance(item, LinearTerm) for item in plain.ensemble_)
+
+
+@pytest.mark.parametrize("learner", ["greedy", "orthogonal"])
+def test_score_curves_are_the_staged_models(learner):
+    # The charts' scores after each round, from the staged raw scores (rules
+    # evaluated once), equal each staged model's own scores.
+    from rulebook.chart_data import _staged_raw_scores, raw_scores_by_size
+
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=4, learner=learner, include_linear=True,
+                                   verbose=0).fit(X, y)
+    scores = _staged_raw_scores(model, model.ensemble_, X)
+    staged = [stage.decision_function(X) for stage in model.staged_ensembles()]
+    np.testing.assert_array_equal(scores, np.array(staged))
+    bare = raw_scores_by_size(model.ensemble_, X)
+    sliced = [model.ensemble_[:k].decision_function(X) for k in range(len(model.ensemble_) + 1)]
+    np.testing.assert_array_equal(bare, np.array(sliced))
