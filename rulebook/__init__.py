@@ -13,6 +13,7 @@ from .compare import (
 from .cv import RuleBoostingClassifierCV, RuleBoostingRegressorCV
 from .estimators import RuleBoostingClassifier, RuleBoostingRegressor
 from .greedy import GreedyLearner
+from .linear_terms import LinearTerm
 from .optimal import OptimalLearner
 from .orthogonal import BeamLearner, OrthogonalLearner
 from .persistence import load_model
@@ -22,6 +23,7 @@ from .rules import Proposition, Query, Rule, RuleEnsemble
 __all__ = [
     "BeamLearner",
     "GreedyLearner",
+    "LinearTerm",
     "OptimalLearner",
     "OrthogonalLearner",
     "Proposition",
