@@ -31,8 +31,10 @@ the survivors), rewritten after every mutant. Each part's sample is seeded
 by the part's name, so ``--parts X`` re-measures the same mutants of X (after
 new tests, say); ``--retest a/mutants.csv --parts X`` re-runs only the
 survivors of X in an earlier run (its killed rows are kept: tests were only
-added); and ``--merge a/mutants.csv b/mutants.csv --out c`` combines runs,
-each part from the last file holding it::
+added; a survivor is found again by the change it makes, should edits above
+it have renumbered the module's mutants); and ``--merge a/mutants.csv
+b/mutants.csv --out c`` combines runs, each part from the last file holding
+it::
 
     ~/cr-venv/bin/python benchmarks/mutation.py --merge run1/mutants.csv rerun/mutants.csv \
         --out merged
@@ -42,6 +44,7 @@ import concurrent.futures
 import csv
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -293,14 +296,44 @@ def write(rows, out):
 
 
 def survivors_of(path, parts):
-    """The rows of an earlier run (of ``parts``) and the specs of its survivors."""
+    """The rows of an earlier run (of ``parts``): those not survived, and the survivors."""
     with open(path, newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["part"] in parts]
     for row in rows:
         row["line"], row["occurrence"] = int(row["line"]), int(row["occurrence"])
-    specs = [(row["part"], (row["module"], row["operator"], row["occurrence"]))
-             for row in rows if row["outcome"] == "survived"]
-    return [row for row in rows if row["outcome"] != "survived"], specs
+    return ([row for row in rows if row["outcome"] != "survived"],
+            [row for row in rows if row["outcome"] == "survived"])
+
+
+def relocate(row, root):
+    """The spec of an earlier run's mutant ``row`` in the tree ``root``.
+
+    A mutant is its module, operator and occurrence, and an edit above it
+    renumbers the occurrences: so the occurrence making the same change (the
+    line before and after) as ``row``, its own if it still does, else the
+    one nearest its line. None when no occurrence does (the line was
+    rewritten): that mutant no longer exists.
+    """
+    name, operator_name = row["module"], row["operator"]
+    path = root / module_path(name)
+    operator = get_operator(operator_name)()
+    count = sum(1 for node in ast_nodes(get_ast_from_path(path))
+                for _ in operator.mutation_positions(node))
+    candidates = sorted(range(count), key=lambda k: k != row["occurrence"])  # its own first
+    found = []
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp) / path.name
+        for occurrence in candidates:
+            shutil.copyfile(path, scratch)
+            with use_mutation(scratch, operator, occurrence) as (original, mutated):
+                if mutated is None:
+                    continue
+                line = _changed_line(original, mutated)
+            if (line[1], line[2]) == (row["before"], row["after"]):
+                if occurrence == row["occurrence"]:
+                    return name, operator_name, occurrence
+                found.append((abs(line[0] - row["line"]), occurrence))
+    return (name, operator_name, min(found)[1]) if found else None
 
 
 def merge(paths, out):
@@ -329,12 +362,9 @@ def main():
         return
     rows, lock = [], threading.Lock()
     order = lambda row: (row["part"], row["module"], row["line"])
-    earlier = {}
+    earlier = {}  # retest: (part, spec now) -> the earlier survivor's row
     if args.retest:
-        rows, retest = survivors_of(args.retest, args.parts)
-        with open(args.retest, newline="") as handle:
-            earlier = {(row["part"], row["module"], row["operator"], row["occurrence"]): row
-                       for row in csv.DictReader(handle)}
+        rows, survivors = survivors_of(args.retest, args.parts)
     with tempfile.TemporaryDirectory(prefix="rulebook-mutation-") as tmp:
         copies = Copies(args.jobs, Path(tmp), args.commit)
         # Mutants of the committed modules (the working tree may differ). A
@@ -344,8 +374,20 @@ def main():
                                         copies.free[0])
                 for part in args.parts}
         if args.retest:  # the earlier survivors only, as (count, specs) per part
-            plan = {part: (plan[part][0], [spec for p, spec in retest if p == part])
-                    for part in args.parts}
+            specs = {part: [] for part in args.parts}
+            for row in survivors:
+                spec = relocate(row, copies.free[0])
+                if spec is None:
+                    row["equivalent"] = EQUIVALENT.get((row["module"], row["before"],
+                                                        row["after"]), "")
+                    rows.append(row)  # kept as it was measured
+                    print(f"  {row['part']}: {row['module']}.py:{row['line']} "
+                          f"{row['operator']}: no longer in the module, kept as measured",
+                          flush=True)
+                    continue
+                specs[row["part"]].append(spec)
+                earlier[(row["part"], *spec)] = row
+            plan = {part: (plan[part][0], specs[part]) for part in args.parts}
         timeouts = {}
         for part in args.parts:  # clean runs: the tests must pass; warms each copy's cache
             tests = PARTS[part][1]
@@ -361,12 +403,12 @@ def main():
             if row is None:
                 return
             row.update(part=part, mutants=plan[part][0])
-            before = earlier.get((part, *map(str, spec)))
+            before = earlier.get((part, *spec))
             if before is not None and (before["before"], before["after"]) != (row["before"],
                                                                               row["after"]):
-                # The module changed since: that occurrence is another mutant
-                # now, so the earlier survivor stays as it was measured.
-                row = {**before, "line": int(before["line"])}
+                # Not the earlier mutant after all (relocate found it by its
+                # first changed line): the earlier survivor stays as measured.
+                row = before
             row["equivalent"] = EQUIVALENT.get((row["module"], row["before"], row["after"]), "")
             with lock:
                 rows.append(row)
