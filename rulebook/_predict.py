@@ -93,6 +93,11 @@ def _labels(labels, shown=20):
     return f"[{text}{', ...' if len(labels) > shown else ''}]"
 
 
+def _columns(n):
+    """``'1 column'``, ``'2 columns'``."""
+    return f"{n} column" if n == 1 else f"{n} columns"
+
+
 def _column(X, name, index, by_name):
     """One column of ``X`` by name (DataFrame) or by position."""
     if isinstance(X, pd.DataFrame):
@@ -102,13 +107,13 @@ def _column(X, name, index, by_name):
             return X[name]
         if index >= X.shape[1]:
             raise ValueError(
-                f"X must have at least {index + 1} columns to evaluate a condition on {name!r} "
+                f"X must have at least {_columns(index + 1)} to evaluate a condition on {name!r} "
                 f"by position; got {X.shape[1]}.")
         return X.iloc[:, index]
     array = np.asarray(X)
     if array.ndim != 2 or array.shape[1] <= index:
         raise ValueError(
-            f"X must be 2-D with at least {index + 1} columns to evaluate a condition "
+            f"X must be 2-D with at least {_columns(index + 1)} to evaluate a condition "
             f"on {name!r}; got shape {array.shape}."
         )
     return pd.Series(array[:, index], copy=False)

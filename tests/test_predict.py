@@ -370,18 +370,19 @@ def test_nominal_conditions_on_non_string_columns(feature, op, value):
 # -- messages that say what is wrong with X ----------------------------------------
 
 @pytest.mark.parametrize("min_work", [0, HUGE])
-@pytest.mark.parametrize("index", [1, 2])
+@pytest.mark.parametrize("index", [0, 1, 2])
 def test_too_few_columns_by_position_names_the_columns_needed(monkeypatch, min_work, index):
     """A model read by position needs column ``index`` (0-based), so
     ``index + 1`` columns: the message says how many, and what X has."""
     monkeypatch.setattr(predict_module, "PREDICT_MIN_WORK", min_work)
     ensemble = RuleEnsemble(0.0, (Rule(Query((Proposition("x", ">", 1.0, index),)), 1.0),),
                             by_name=False)
-    with pytest.raises(ValueError, match=rf"at least {index + 1} columns to evaluate a "
+    needed = "1 column" if index == 0 else f"{index + 1} columns"
+    with pytest.raises(ValueError, match=rf"at least {needed} to evaluate a "
                                          rf"condition on 'x'; got shape \(4, {index}\)\."):
         ensemble.decision_function(np.ones((4, index)))
     frame = pd.DataFrame({f"c{j}": [1.0, 2.0] for j in range(index)})
-    with pytest.raises(ValueError, match=rf"at least {index + 1} columns to evaluate a "
+    with pytest.raises(ValueError, match=rf"at least {needed} to evaluate a "
                                          rf"condition on 'x' by position; got {index}\."):
         ensemble.decision_function(frame)
     with pytest.raises(ValueError, match=r"X must be 2-D .*; got shape \(4,\)\."):
