@@ -264,3 +264,11 @@ def test_history_frame_is_pandas_frame_of_the_records():
                 "weights": (0.3,), "extra": "z"}]
     expected = pd.DataFrame(records).set_index("round")
     pd.testing.assert_frame_equal(_history_frame(records), expected)
+
+
+def test_node_counts_in_the_progress_line_are_short():
+    """The optimal search's progress line gives node counts in a few characters."""
+    from rulebook.boosting import _count
+
+    counts = [0, 950, 1_000, 1_500, 12_345, 3_400_000, 2e9]
+    assert [_count(n) for n in counts] == ["0", "950", "1k", "1.5k", "12k", "3.4M", "2G"]
