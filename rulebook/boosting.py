@@ -91,11 +91,12 @@ def fit_boosting(setup):
                 # not a rule. The intercept takes it; the round searches again.
                 shifted = update.shift_intercept(rows, intercept, raw, g, h)
                 g2, h2 = loss.gradient_hessian(y, shifted[1], weights)
-                retry = rounds.search(_problem(setup, g2, h2, rows))
+                retry_problem = _problem(setup, g2, h2, rows)
+                retry = rounds.search(retry_problem)
                 if retry.conditions:
                     retry.stats = {**retry.stats, "intercept_shift": float(shifted[0] - intercept)}
                     (intercept, raw), (g, h) = shifted, (g2, h2)
-                    problem, result = _problem(setup, g, h, rows), retry
+                    problem, result = retry_problem, retry
         progress = rounds.progress(problem, result)
         if (progress <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0
                 or not result.conditions):

@@ -36,7 +36,7 @@ References
    & Mathematics with Applications 50, 1069-1075 ("twice is enough").
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -681,8 +681,9 @@ class OrthogonalRounds(LearnerRounds):
         channels = ChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
         result = learner.search_channels(channels)
         if not result.value > _FALLBACK_TOLERANCE * np.abs(problem.g).sum():
-            problem.objective = OBJECTIVES["gradient_boosting"]
-            result = learner.search_channels(ChannelProblem.standard(problem))
+            # A new problem, not the loop's with its objective changed.
+            fallback = replace(problem, objective=OBJECTIVES["gradient_boosting"])
+            result = learner.search_channels(ChannelProblem.standard(fallback))
             result.stats = {**result.stats, "objective_fallback": True}
         return shortened(problem, result)
 
