@@ -79,7 +79,10 @@ PARTS = {
                         "tests/test_bounds.py"]),
     "orthogonal search": (["orthogonal", "_orthogonal_kernels", "_orthogonal_bnb_kernels"],
                           ["tests/test_orthogonal.py", "tests/test_orthogonal_bnb.py"]),
-    "boosting": (["boosting", "search"], ["tests/test_estimators.py", "tests/test_corrective.py"]),
+    # test_search_kernels.py tests search.SearchProblem (its splits, histograms
+    # and the rows x features from which they go parallel).
+    "boosting": (["boosting", "search"], ["tests/test_estimators.py", "tests/test_corrective.py",
+                                          "tests/test_search_kernels.py"]),
     "weights": (["weight_updates", "corrective"],
                 ["tests/test_corrective.py", "tests/test_estimators.py"]),
     "rules": (["rules"], ["tests/test_rules.py"]),

@@ -122,6 +122,34 @@ def test_large_node_uses_same_result(parallel, monkeypatch):
     assert result.value == reference.value
 
 
+@pytest.mark.parametrize("min_work, build, scan", [(31, "serial", "serial"),
+                                                   (30, "parallel", "serial"),
+                                                   (15, "parallel", "parallel"),
+                                                   (14, "parallel", "parallel")])
+def test_kernels_go_parallel_from_parallel_min_work(min_work, build, scan, monkeypatch):
+    """Threads only pay off on large nodes (``RULEBOOK_PARALLEL_MIN_WORK``):
+    histograms are built in parallel from rows x features >= the minimum,
+    scanned in parallel from features x (max bins + 1) >= it. Here 10 rows
+    x 3 features = 30, and 3 features x 5 = 15."""
+    import rulebook.search as search
+
+    calls = []
+    for name in ("build_histograms_serial", "build_histograms_parallel",
+                 "scan_histograms_serial", "scan_histograms_parallel"):
+        def spy(*args, _kernel=getattr(kernels, name), _name=name):
+            calls.append(_name)
+            return _kernel(*args)
+
+        monkeypatch.setattr(kernels, name, spy)
+    monkeypatch.setattr(search, "PARALLEL_MIN_WORK", min_work)
+    rng = np.random.default_rng(0)
+    X = np.asfortranarray(rng.integers(0, 5, size=(10, 3)).astype(np.uint16))
+    problem = search.SearchProblem(X, np.full(3, 4, np.int64), np.zeros(3, bool),
+                                   rng.normal(size=10), np.ones(10), np.ones(10), np.arange(10),
+                                   1.0, 2)
+    problem.best_refinements(problem.histograms(problem.rows), 10)
+    assert calls == [f"build_histograms_{build}", f"scan_histograms_{scan}"]
+
 @settings(max_examples=200, deadline=None)
 @given(binned_problems())
 def test_split_rows_partitions_by_the_condition(problem):
