@@ -132,6 +132,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "kept may differ, which the kernel leaves unspecified (its sort of tied keys is not "
         "stable). tests/test_subtree_kernels.py's brute-force check of _best_category_set "
         "passes on the mutant",
+    ("_orthogonal_bnb_kernels", "best_condition = np.zeros(3, np.int64)",
+     "best_condition = np.zeros( 4, np.int64)"):
+        "best_condition, local to the search kernel, is only written and read through its "
+        "first three entries (_copy(condition, 3, best_condition, 0) and _copy(best_condition, "
+        "3, out[best_depth - 1], 0) in _conditions); a fourth entry is never touched",
 }
 
 
