@@ -463,3 +463,21 @@ def test_gradient_in_the_span_falls_back_instead_of_stopping():
     assert len(model.ensemble_) == 10
     assert history["objective_fallback"].eq(True).any()
     assert history["train_loss"].iloc[-1] < history["train_loss"].iloc[8]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_row_codes_are_equal_exactly_when_the_binned_rows_are(n, d, seed):
+    """One int64 per row, equal exactly when the binned rows are, also where
+    the mixed radix of the columns' bins passes 2^62 (nine columns of 255
+    bins) and the codes so far are renumbered."""
+    from rulebook.orthogonal import _row_codes
+
+    rng = np.random.default_rng(seed)
+    n_bins = rng.choice([1, 2, 255], d)
+    # Few distinct values per column (0, 1 and the missing bin), so that rows repeat.
+    X = np.column_stack([rng.choice([0, min(1, nb - 1), nb], n) for nb in n_bins])
+    codes = _row_codes(X.astype(np.uint16), n_bins)
+    assert codes.dtype == np.int64
+    same_rows = (X[:, None, :] == X[None, :, :]).all(axis=2)
+    np.testing.assert_array_equal(codes[:, None] == codes[None, :], same_rows)
