@@ -82,9 +82,14 @@ PARTS = {
     # test_search_kernels.py tests search.SearchProblem (its splits, histograms
     # and the rows x features from which they go parallel).
     "boosting": (["boosting", "search"], ["tests/test_estimators.py", "tests/test_corrective.py",
-                                          "tests/test_search_kernels.py"]),
+                                          "tests/test_search_kernels.py",
+                                          "tests/test_boosting_loop.py",
+                                          "tests/test_boosting_base_terms.py"]),
+    # test_boosting_base_terms.py runs the corrective update (with and
+    # without base columns) against the optimum's zero gradient.
     "weights": (["weight_updates", "corrective"],
-                ["tests/test_corrective.py", "tests/test_estimators.py"]),
+                ["tests/test_corrective.py", "tests/test_estimators.py",
+                 "tests/test_boosting_base_terms.py"]),
     "rules": (["rules"], ["tests/test_rules.py"]),
     "prediction": (["_predict"], ["tests/test_predict.py"]),
     "repr escaping": (["_repr_html", "_formatting"],
@@ -114,6 +119,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("objectives", "if code == 1:", "if code <= 1:"):
         "_objective returns for code 0 just above, and codes are 0, 1, 2: past that return "
         "code <= 1 holds exactly when code == 1",
+    ("boosting", "if B is None or B.shape[1] == 0:", "if B is None or B.shape[1] == -1:"):
+        "a shortcut: with no base column the mutant runs corrective_weights on zero columns "
+        "from start (baseline, ()), and the baseline is the exact minimiser of the "
+        "intercept-only risk (weighted mean, its log-odds, its log), so the Newton fit returns "
+        "its start (tests/test_boosting_loop.py checks the intercept to the last bit)",
     ("_bound_kernels", "rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0",
      "rp, rn, cp, cn = 0.0, 0.0, 1.0, 0.0"):
         "cp starts the weight of the h == 0 rows of g > 0 that each singleton set adds its "

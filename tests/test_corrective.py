@@ -153,3 +153,74 @@ def test_stagewise_rule_weight_is_the_regularised_newton_step(learner, reg_lambd
     G = np.sum(2.0 * (model.ensemble_.intercept - y[extent]))
     assert rule.weight == pytest.approx(-G / (reg_lambda + 2.0 * extent.sum()), rel=1e-9)
     assert model.ensemble_.intercept == pytest.approx(y.mean(), rel=1e-12)
+
+
+# -- the damped Newton method's pieces, against their definitions -----------------
+from rulebook import corrective as corrective_module  # noqa: E402
+from rulebook.weight_updates import _extent_loss  # noqa: E402
+
+
+def test_line_search_halves_the_step_until_armijo_holds():
+    # F(theta) = theta^2 from 1 with the overshooting step -3 (to -2, F = 4)
+    # and decrement -F'(1) step = 6: the half step (to -0.5, F = 0.25) is the
+    # first that decreases F enough, on the step's side of theta.
+    def objective(theta):
+        return float(theta[0] ** 2)
+
+    theta, step = np.array([1.0]), np.array([-3.0])
+    candidate, value = corrective_module._line_search(objective, theta, 1.0, step, 6.0)
+    np.testing.assert_array_equal(candidate, [-0.5])
+    assert value == 0.25
+
+
+def test_line_search_accepts_armijo_with_equality():
+    # Armijo's condition is F(theta + a step) <= F(theta) - c a decrement: a
+    # step meeting it exactly is taken at once, not shortened.
+    decrement = 2.0
+    target = 5.0 - corrective_module._ARMIJO * decrement
+
+    def objective(theta):
+        return target if theta[0] == 1.0 else 100.0
+
+    candidate, value = corrective_module._line_search(objective, np.array([0.0]), 5.0,
+                                                      np.array([1.0]), decrement)
+    np.testing.assert_array_equal(candidate, [1.0])
+    assert value == target
+
+
+def test_a_fit_whose_line_search_fails_returns_every_weight(monkeypatch):
+    # When no step decreases F the current point is the answer: intercept and
+    # all t weights, not fewer.
+    monkeypatch.setattr(corrective_module, "_line_search", lambda *args: (None, None))
+    rng = np.random.default_rng(0)
+    Q = (rng.uniform(size=(60, 3)) < 0.5).astype(float)
+    y = rng.integers(0, 2, size=60) * 2.0 - 1.0
+    fit = corrective_weights(get_loss("logistic"), y, Q, np.ones(60), 1.0,
+                             start=(0.3, np.array([0.1, -0.2, 0.4])))
+    assert fit.intercept == 0.3
+    np.testing.assert_array_equal(fit.weights, [0.1, -0.2, 0.4])
+    assert fit.n_iter == 1
+
+
+@pytest.mark.parametrize("loss_name", ["squared", "logistic", "poisson"])
+def test_extent_loss_is_the_regularised_total_loss(loss_name):
+    # sum_i s_i l(y_i, raw_i + w) + reg_lambda / 2 w^2, by the losses' own
+    # per-row formulas.
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0.5, 2.0, size=20)
+    raw = rng.normal(size=20)
+    y = {"squared": rng.normal(size=20), "logistic": rng.integers(0, 2, size=20) * 2.0 - 1.0,
+         "poisson": rng.poisson(2.0, size=20).astype(float)}[loss_name]
+    w, lam = 0.7, 3.0
+    f = raw + w
+    rows = {"squared": (y - f) ** 2, "logistic": np.log1p(np.exp(-y * f)),
+            "poisson": np.exp(f) - y * f}[loss_name]
+    expected = float((s * rows).sum()) + 0.5 * lam * w ** 2
+    got = _extent_loss(w, get_loss(loss_name), y, raw, s, lam)
+    if loss_name == "poisson":
+        # Poisson's loss may drop the constant log(y!) term or scale; compare differences.
+        got0 = _extent_loss(0.0, get_loss(loss_name), y, raw, s, lam)
+        expected0 = float((s * (np.exp(raw) - y * raw)).sum())
+        assert got - got0 == pytest.approx(expected - expected0, rel=1e-10)
+    else:
+        assert got == pytest.approx(expected, rel=1e-12)
