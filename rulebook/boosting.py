@@ -178,7 +178,7 @@ def _round_progress(bar, t):
 def _count(n):
     """``n`` in at most four characters and a suffix: 950, 12k, 3.4M."""
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if n >= size:
+        if n >= 0.9995 * size:  # 999,999 is 1M, not 1000k
             return f"{n / size:.2g}{suffix}" if n < 10 * size else f"{n / size:.0f}{suffix}"
     return str(int(n))
 

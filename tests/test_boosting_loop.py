@@ -16,7 +16,7 @@ from rulebook.losses import get_loss
 
 @pytest.mark.parametrize("n, text", [
     (0, "0"), (950, "950"), (999, "999"), (1000, "1k"), (1234, "1.2k"), (9999, "10k"),
-    (12345, "12k"), (3_400_000, "3.4M"), (12_000_000, "12M"),
+    (12345, "12k"), (99_999, "100k"), (999_499, "999k"), (999_999, "1M"), (3_400_000, "3.4M"), (12_000_000, "12M"),
     (2_500_000_000, "2.5G"),
 ])
 def test_node_counts_print_in_four_characters_and_a_suffix(n, text):
