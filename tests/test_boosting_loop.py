@@ -74,3 +74,94 @@ def test_squared_loss_intercept_alone_is_the_weighted_mean():
     w = rng.uniform(0.5, 2, size=50)
     model = RuleBoostingRegressor(n_rules=1, include_linear=True, verbose=0).fit(X, y, w)
     assert model.history_["intercept"].iloc[0] == np.average(y, weights=w)
+
+
+# -- the round's status text ------------------------------------------------------
+class _Bar:
+    """A stand-in for tqdm: records the status text."""
+
+    disable, start_t, delay = False, None, 0.0
+
+    def __init__(self):
+        self.texts = []
+
+    def set_postfix_str(self, text, refresh=True):
+        self.texts.append(text)
+
+
+@pytest.mark.parametrize("threads, shown", [(1, ""), (2, " on 2 threads")])
+def test_round_status_names_threads_only_when_there_are_several(threads, shown):
+    from rulebook._progress import report
+    from rulebook.boosting import _round_progress
+
+    bar = _Bar()
+    with _round_progress(bar, 3):
+        report(nodes=12_345, best=0.0131, certified_ratio=0.42, threads=threads)
+    assert bar.texts[-1] == f"round 3: 12k nodes{shown}, best 0.0131, certified \u2265 0.42"
+
+
+# -- the search problem: which kernel variant and which child side ------------------
+def _problem(n_rows, n_features, n_bins):
+    from rulebook.search import SearchProblem
+
+    rng = np.random.default_rng(0)
+    X_binned = rng.integers(0, n_bins, size=(n_rows, n_features)).astype(np.uint16)
+    g = rng.normal(size=n_rows)
+    return SearchProblem(X_binned=X_binned, n_bins=np.full(n_features, n_bins, np.int64),
+                         is_nominal=np.zeros(n_features, bool), g=g, h=np.ones(n_rows),
+                         c=np.ones(n_rows), rows=np.arange(n_rows), reg_lambda=1.0,
+                         objective=0)
+
+
+def _spy(monkeypatch, module, names):
+    calls = []
+    for name in names:
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name,
+                            lambda *args, _real=real, _name=name: (calls.append(_name), _real(*args))[1])
+    return calls
+
+
+def test_scans_go_parallel_from_features_times_bins(monkeypatch):
+    # d * width >= PARALLEL_MIN_WORK, not d + width: 300 x 256 bins.
+    from rulebook import search
+
+    calls = _spy(monkeypatch, search.kernels, ["scan_histograms_parallel",
+                                               "scan_histograms_serial"])
+    monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 300 * 256)
+    problem = _problem(50, 300, 255)
+    hist = problem.histograms(problem.rows)
+    problem.best_refinements(hist, 50)
+    monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 300 * 256 + 1)
+    problem.best_refinements(hist, 50)
+    monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 300 * 256 - 1)
+    problem.best_refinements(hist, 50)
+    assert calls == ["scan_histograms_parallel", "scan_histograms_serial",
+                     "scan_histograms_parallel"]
+
+
+def test_histograms_go_parallel_from_rows_times_features(monkeypatch):
+    # rows * features >= PARALLEL_MIN_WORK, not rows ^ features: 1000 x 10.
+    from rulebook import search
+
+    calls = _spy(monkeypatch, search.kernels, ["build_histograms_parallel",
+                                               "build_histograms_serial"])
+    monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 10_000)
+    problem = _problem(1000, 10, 8)
+    problem.histograms(problem.rows)
+    problem.histograms(problem.rows[:999])
+    assert calls == ["build_histograms_parallel", "build_histograms_serial"]
+
+
+@pytest.mark.parametrize("n_kept, built", [(30, "kept"), (70, "removed"), (50, "kept")])
+def test_child_histograms_build_the_smaller_side(monkeypatch, n_kept, built):
+    # Subtract only when the removed rows are fewer: building them is cheaper.
+    problem = _problem(100, 3, 8)
+    kept, removed = problem.rows[:n_kept], problem.rows[n_kept:]
+    parent = problem.histograms(problem.rows)
+    seen = []
+    real = problem.histograms
+    monkeypatch.setattr(problem, "histograms", lambda rows: (seen.append(len(rows)), real(rows))[1])
+    child = problem.child_histograms(parent, kept, removed)
+    assert seen == [len(kept) if built == "kept" else len(removed)]
+    np.testing.assert_allclose(child, real(kept), atol=1e-12)
