@@ -224,3 +224,32 @@ def test_extent_loss_is_the_regularised_total_loss(loss_name):
         assert got - got0 == pytest.approx(expected - expected0, rel=1e-10)
     else:
         assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_without_intercept_only_the_weights_are_fitted():
+    """``fit_intercept=False`` (the orthogonal learner's re-fit on a basis
+    holding the intercept): the intercept stays 0 and the weights are the
+    weighted least-squares fit of ``Q w = y``."""
+    y, Q, s = _random_problem(3, "squared", n=80, t=4)
+    fit = corrective_weights(get_loss("squared"), y, Q, s, 0.0, fit_intercept=False)
+    assert fit.converged and fit.intercept == 0.0
+    expected = np.linalg.lstsq(Q * np.sqrt(s)[:, None], y * np.sqrt(s), rcond=None)[0]
+    np.testing.assert_allclose(fit.weights, expected, atol=1e-9)
+
+
+def test_identical_queries_without_penalty_take_the_least_squares_step(monkeypatch):
+    """Two rules of the same extent make the Hessian exactly singular, so
+    that it has no Cholesky factor: the minimum-norm least-squares Newton
+    step still reaches the optimum, the two weights equal."""
+    calls = []
+    lstsq = np.linalg.lstsq
+    monkeypatch.setattr(np.linalg, "lstsq", lambda *args, **kwargs: (calls.append(1),
+                                                                     lstsq(*args, **kwargs))[1])
+    rng = np.random.default_rng(0)
+    q = (rng.random(30) < 0.5).astype(float)
+    y = rng.normal(size=30) + 2 * q
+    fit = corrective_weights(get_loss("squared"), y, np.column_stack([q, q]), np.ones(30), 0.0)
+    assert calls and fit.converged
+    expected = np.where(q > 0, y[q > 0].mean(), y[q == 0].mean())
+    np.testing.assert_allclose(fit.intercept + fit.weights.sum() * q, expected, atol=1e-9)
+    assert fit.weights[0] == pytest.approx(fit.weights[1], abs=1e-12)
