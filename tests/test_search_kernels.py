@@ -131,16 +131,20 @@ def test_kernels_go_parallel_from_parallel_min_work(min_work, build, scan, monke
     histograms are built in parallel from rows x features >= the minimum,
     scanned in parallel from features x (max bins + 1) >= it. Here 10 rows
     x 3 features = 30, and 3 features x 5 = 15."""
-    import rulebook.search as search
+    from rulebook import search
 
     calls = []
+
+    def spy(name, kernel):
+        def run(*args):
+            calls.append(name)
+            return kernel(*args)
+
+        return run
+
     for name in ("build_histograms_serial", "build_histograms_parallel",
                  "scan_histograms_serial", "scan_histograms_parallel"):
-        def spy(*args, _kernel=getattr(kernels, name), _name=name):
-            calls.append(_name)
-            return _kernel(*args)
-
-        monkeypatch.setattr(kernels, name, spy)
+        monkeypatch.setattr(kernels, name, spy(name, getattr(kernels, name)))
     monkeypatch.setattr(search, "PARALLEL_MIN_WORK", min_work)
     rng = np.random.default_rng(0)
     X = np.asfortranarray(rng.integers(0, 5, size=(10, 3)).astype(np.uint16))
