@@ -27,7 +27,11 @@ from .search import SearchProblem, start_rounds
 from .weight_updates import weight_update
 
 # A round whose gradient sum over the chosen extent is this small relative
-# to the total absolute gradient cannot reduce the loss: boosting stops.
+# to the total absolute gradient of the first round cannot reduce the loss:
+# boosting stops. Relative to the first round's, not the current round's:
+# once the rules fit the target exactly, the gradient left is rounding
+# noise, and the best extent of that noise holds a large share of it (the
+# fit went on adding rules that fit noise of 1e-16).
 _STOP_TOLERANCE = 1e-12
 
 
@@ -83,6 +87,8 @@ def fit_boosting(setup):
     for t in range(1, setup.n_rules + 1):
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
+        if t == 1:
+            gradient_scale = float(np.abs(g).sum())
         problem = _problem(setup, g, h, rows)
         with _round_progress(setup.progress, t):
             result = rounds.search(problem)
@@ -98,7 +104,7 @@ def fit_boosting(setup):
                     (intercept, raw), (g, h) = shifted, (g2, h2)
                     problem, result = retry_problem, retry
         progress = rounds.progress(problem, result)
-        if (progress <= _STOP_TOLERANCE * np.abs(g).sum() or not result.value > 0
+        if (progress <= _STOP_TOLERANCE * gradient_scale or not result.value > 0
                 or not result.conditions):
             warnings.warn(
                 f"boosting stopped after {t - 1} rules: no query reduces the loss "

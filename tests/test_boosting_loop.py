@@ -165,3 +165,20 @@ def test_child_histograms_build_the_smaller_side(monkeypatch, n_kept, built):
     child = problem.child_histograms(parent, kept, removed)
     assert seen == [len(kept) if built == "kept" else len(removed)]
     np.testing.assert_allclose(child, real(kept), atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"learner": "greedy", "weight_update": "corrective"},
+    {"learner": "optimal", "weight_update": "corrective"},
+    {"learner": "orthogonal"},
+])
+def test_boosting_stops_once_the_rules_fit_the_target_exactly(kwargs):
+    # y is two rules; after them the gradient is rounding noise (loss ~1e-32),
+    # and no further rule may be fitted to it: the fit stops with the warning.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.uniform(-1, 1, 200), "z": rng.uniform(size=200)})
+    y = 1.0 + 3.0 * (X["x"] > 0) + 0.1 * (X["z"] > 0.5)
+    with pytest.warns(UserWarning, match="boosting stopped after 2 rules"):
+        model = RuleBoostingRegressor(n_rules=6, reg_lambda=0.0, verbose=0, **kwargs).fit(X, y)
+    assert len(model.ensemble_.rules) == 2
+    assert model.history_["train_loss"].iloc[-1] < 1e-20
