@@ -124,6 +124,19 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "from start (baseline, ()), and the baseline is the exact minimiser of the "
         "intercept-only risk (weighted mean, its log-odds, its log), so the Newton fit returns "
         "its start (tests/test_boosting_loop.py checks the intercept to the last bit)",
+    ("boosting", "rows = np.flatnonzero(weights > 0)", "rows = np.flatnonzero(weights != 0)"):
+        "sample weights reach the loop checked non-negative (_validation.check_sample_weight "
+        "refuses negative ones), so != 0 and > 0 select the same rows",
+    ("boosting", "if (progress <= _STOP_TOLERANCE * gradient_scale or not result.value > 0",
+     "if (progress <= _STOP_TOLERANCE * gradient_scale or not result.value >= 0"):
+        "a round's value is never negative (every objective is a square or an absolute value "
+        "over a positive denominator) and NaN fails both tests; a value of exactly 0 means "
+        "G = 0 on the extent (or, orthogonal, progress = value = 0), which the progress test "
+        "already stops on",
+    ("boosting", 'return f"{n / size:.2g}{suffix}" if n < 10 * size else f"{n / size:.0f}{suffix}"',
+     'return f"{n / size:.2g}{suffix}" if n < 11 * size else f"{n / size:.0f}{suffix}"'):
+        "for n / size in [10, 11) both formats print the value rounded to an integer (two "
+        "significant digits of a two-digit number), half to even alike",
     ("_bound_kernels", "rp, rn, cp, cn = 0.0, 0.0, 0.0, 0.0",
      "rp, rn, cp, cn = 0.0, 0.0, 1.0, 0.0"):
         "cp starts the weight of the h == 0 rows of g > 0 that each singleton set adds its "

@@ -110,7 +110,7 @@ def fit_boosting(setup):
                 f"boosting stopped after {t - 1} rules: no query reduces the loss "
                 "(the training data is fitted as well as rules can fit it).",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,  # the line that called the estimator's fit
             )
             break
         query = Query(tuple(setup.binner.proposition(*c) for c in result.conditions))

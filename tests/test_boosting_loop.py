@@ -182,3 +182,14 @@ def test_boosting_stops_once_the_rules_fit_the_target_exactly(kwargs):
         model = RuleBoostingRegressor(n_rules=6, reg_lambda=0.0, verbose=0, **kwargs).fit(X, y)
     assert len(model.ensemble_.rules) == 2
     assert model.history_["train_loss"].iloc[-1] < 1e-20
+
+
+def test_the_stop_warning_points_at_the_callers_line():
+    # warnings.warn's stacklevel: fit_boosting <- _fit <- fit <- this test.
+    X = pd.DataFrame({"x": [0.0, 1.0] * 20})
+    y = X["x"].to_numpy() * 2.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        RuleBoostingRegressor(n_rules=3, reg_lambda=0.0, verbose=0).fit(X, y)
+    stops = [w for w in caught if "boosting stopped" in str(w.message)]
+    assert stops and stops[0].filename == __file__
