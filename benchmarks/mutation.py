@@ -62,9 +62,11 @@ REPO = HERE.parent
 # The core, as the parts the tests are organised by: the modules of each
 # part (its mutants are drawn from all of them together) and its test files.
 PARTS = {
+    # test_hygiene.py checks binning's row-identifier warning.
     "binning": (["binning", "paper_propositions"],
                 ["tests/test_binning.py", "tests/test_binning_limits.py",
-                 "tests/test_paper_propositions.py", "tests/test_propositions_option.py"]),
+                 "tests/test_paper_propositions.py", "tests/test_propositions_option.py",
+                 "tests/test_hygiene.py"]),
     "losses": (["losses"], ["tests/test_losses.py"]),
     "objectives": (["objectives"], ["tests/test_objectives.py"]),
     "bounds": (["_bound_kernels"], ["tests/test_bounds.py"]),

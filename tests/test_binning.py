@@ -405,3 +405,17 @@ def test_a_zero_weight_is_removing_the_row():
     removed, _ = _fit(x.iloc[[0, 2, 3]], max_bins=None)
     np.testing.assert_array_equal(weighted.features_[0].thresholds, removed.features_[0].thresholds)
     assert weighted.features_[0].thresholds.tolist() == [20.0, 25.0]
+
+
+def test_sorted_with_weights_drops_equal_weights():
+    # Documented: the weights come back None when all are equal (the cut
+    # points are then those of the counts, exactly), else in sorted order.
+    from rulebook.binning import _sorted_with_weights
+
+    present = np.array([3.0, 1.0, 2.0, 1.0])
+    values, weights = _sorted_with_weights(present, np.full(4, 0.1))
+    np.testing.assert_array_equal(values, [1.0, 1.0, 2.0, 3.0])
+    assert weights is None
+    values, weights = _sorted_with_weights(present, np.array([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(values, [1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(weights, [2.0, 4.0, 3.0, 1.0])
