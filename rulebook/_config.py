@@ -6,6 +6,9 @@ Every kernel module builds its decorators from here so that flags such as
 Environment variables
 ---------------------
 RULEBOOK_NUMBA_CACHE : "0" disables numba's on-disk cache (default on).
+RULEBOOK_PRECOMPILE : "0" keeps a learner's first fit from compiling half of
+    its kernels in a forked child on the other core (``_precompile``;
+    default on, Linux only).
 RULEBOOK_PARALLEL_MIN_WORK : rows x features below which a node is scanned
     serially; threads only pay off on large nodes (default 65536).
 """

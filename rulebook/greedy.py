@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._precompile import prepare as prepare_kernels
 from .objectives import _objective
 from .search import SearchResult
 from .shortening import shortened
@@ -51,6 +52,7 @@ class GreedyLearner:
         """Find a query by greedy refinement (:func:`greedy_search`), then
         shorten it (:func:`rulebook.shortening.shortened`) unless
         ``shorten=False``."""
+        prepare_kernels("greedy")
         result = greedy_search(problem)
         return shortened(problem, result) if self.shorten else result
 

@@ -44,6 +44,7 @@ import numpy as np
 from . import _orthogonal_bnb_kernels as bnb_kernels
 from . import _orthogonal_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
+from ._precompile import prepare as prepare_kernels
 from .objectives import OBJECTIVES
 from .search import LearnerRounds, SearchResult
 from .shortening import shortened
@@ -623,6 +624,7 @@ class OrthogonalLearner:
             return greedy_search(problem)
         if self.strategy == "beam":
             return beam_search(problem, self.beam_width)
+        prepare_kernels("orthogonal")
         return branch_and_bound(problem, self.bound, self.max_nodes, self.memory_limit)
 
     def search(self, problem):
