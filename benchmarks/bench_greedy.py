@@ -41,7 +41,11 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 # regression dataset of the registry follows (all fit in well under a second).
 FIRST = ["titanic", "tic_tac_toe", "breast_cancer", "banknote", "magic", "adult",
          "insurance", "used_cars", "suicide_rates"]
-COMPILE_TARGETS = {"cold": 15.0, "warm": 2.0}  # seconds; printed, never asserted
+# Seconds; printed, never asserted. Cold: import + first fit (issue 18).
+# Warm: the fit alone, loading the kernels from the cache (the import, 2-3 s
+# of scikit-learn, SciPy and pandas, is the same with or without rulebook's
+# kernels).
+COMPILE_TARGETS = {"cold": 15.0, "warm": 2.0}
 
 
 def parse_args():
@@ -192,11 +196,13 @@ def compile_times(data_home, learners=COMPILE_LEARNERS):
                     break
                 t = json.loads(out.stdout.strip().splitlines()[-1])
                 total = t["import"] + t["fit"]
-                verdict = "ok" if total < COMPILE_TARGETS[label] else "OVER TARGET"
+                measured = total if label == "cold" else t["fit"]
+                verdict = "ok" if measured < COMPILE_TARGETS[label] else "OVER TARGET"
                 print(f"  {learner:<10} {label} cache: import {t['import']:5.2f} s + fit "
                       f"{t['fit']:6.2f} s = {total:6.2f} s (compile {t['fit'] - t['refit']:6.2f} s, "
                       f"cpu: import {t['import_cpu']:5.2f} s, compile {t['compile_cpu']:6.2f} s; "
-                      f"target < {COMPILE_TARGETS[label]:.0f} s: {verdict})", flush=True)
+                      f"target{'' if label == 'cold' else ' (fit)'} < {COMPILE_TARGETS[label]:.0f} s: "
+                      f"{verdict})", flush=True)
                 if t["compiled_again"]:
                     print(f"    compiled by the fitting process though the child's share "
                           f"(stale rulebook/_kernel_manifest.py?): {', '.join(t['compiled_again'])}")

@@ -32,7 +32,7 @@ from ._bnb_layout import (
     EXPANDED,
     SUBTREE_SOLVED,
 )
-from ._config import jit, jit_inline
+from ._config import jit, jit_helper, jit_inline
 from .objectives import _objective
 
 
@@ -455,7 +455,7 @@ def _popcount(x):
     return count
 
 
-@jit
+@jit_helper
 def _sort_by_key(items, keys, k):
     # Sort items[:k] by keys[:k] ascending, in place (both arrays): insertion
     # sort for the usual handful of classes, else a heapsort (np.argsort
@@ -476,7 +476,7 @@ def _sort_by_key(items, keys, k):
         items[j + 1] = item
 
 
-@jit
+@jit_helper
 def _heap_sort(items, keys, k):
     # Heapsort of items[:k] by keys[:k] ascending, in place.
     for start in range((k - 2) // 2, -1, -1):
@@ -487,7 +487,7 @@ def _heap_sort(items, keys, k):
         _sift_down(items, keys, 0, end)
 
 
-@jit
+@jit_helper
 def _sift_down(items, keys, i, n):
     while True:
         child = 2 * i + 1

@@ -28,7 +28,7 @@ References
 """
 
 
-from ._config import jit
+from ._config import jit, jit_helper
 from ._search_kernels import EQ, GT, LE
 from .objectives import _objective
 
@@ -81,7 +81,7 @@ def bound(rows, m, g, h, c, code, n_total, reg_lambda):
     return best
 
 
-@jit
+@jit_helper
 def _singletons_without_regularisation(rows, m, g, h, c, n_total):
     # The proof of Theorem 3.1 (Lemma A.1) needs lambda + H > 0 for the set
     # J minus one row. With lambda = 0 and rows of h == 0 (logistic loss

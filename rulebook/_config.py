@@ -75,6 +75,38 @@ def jit_inline(func):
     return _compiled(func, inline="always")
 
 
+class _HelperDispatcher(CPUDispatcher):
+    """A kernel compiled without the entry points a Python call needs.
+
+    Called from Python (tests check each kernel against NumPy), it runs a
+    twin compiled with them, uncached: numba's cache index does not tell
+    the two variants apart, and the helper's code has no Python entry
+    point to jump to (calling it would crash the interpreter).
+    """
+
+    def __call__(self, *args, **kwargs):
+        twin = self.__dict__.get("_python_twin")
+        if twin is None:
+            twin = self._python_twin = _compiled(self.py_func, cache=False)
+        return twin(*args, **kwargs)
+
+
+def jit_helper(func):
+    """:func:`jit`, for a kernel that only other kernels call.
+
+    numba compiles every kernel with a wrapper that converts Python
+    arguments and a C-callable twin; a kernel called only from compiled
+    code never uses them, and they were about a third of its compile time
+    (the ~25 small helpers of a branch and bound are compiled at a user's
+    first fit: ``benchmarks/README.md``, "Cold start"). Its compiled code is
+    linked into each caller as before, so it runs exactly as fast.
+    """
+    dispatcher = _compiled(func, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    if isinstance(dispatcher, CPUDispatcher):
+        dispatcher.__class__ = _HelperDispatcher
+    return dispatcher
+
+
 def jit_parallel(func):
     """Compile ``func`` lazily with ``parallel=True`` (``prange`` honoured).
 

@@ -47,7 +47,7 @@ References
 
 import numpy as np
 
-from ._config import jit
+from ._config import jit, jit_helper
 from ._orthogonal_kernels import (
     ORTHOGONAL,
     N,
@@ -517,27 +517,27 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
 
 
 # The jitted twin of the Python decode: (op, bin) of a scan position.
-_decode = jit(decode)
-_snap = jit(_snap)
-_copy = jit(_copy)
-_grow = jit(_grow)
-_grown = jit(_grown)
-_pool_cap = jit(_pool_cap)
-_next_expansion_bytes = jit(_next_expansion_bytes)
-_next_pop_bytes = jit(_next_pop_bytes)
-_grow_table = jit(_grow_table)
-_key = jit(_key)
-_prefix_bound = jit(_prefix_bound)
-_heap_less = jit(_heap_less)
-_heap_swap = jit(_heap_swap)
-_heap_push = jit(_heap_push)
-_heap_pop = jit(_heap_pop)
-_slot = jit(_slot)
-_empty_table = jit(_empty_table)
-_rehash = jit(_rehash)
-_dominated = jit(_dominated)
-_merge_sort_descending = jit(_merge_sort_descending)
-_refinement_order = jit(_refinement_order)
-_subtract = jit(_subtract)
-_conditions = jit(_conditions)
+_decode = jit_helper(decode)
+_snap = jit_helper(_snap)
+_copy = jit_helper(_copy)
+_grow = jit_helper(_grow)
+_grown = jit_helper(_grown)
+_pool_cap = jit_helper(_pool_cap)
+_next_expansion_bytes = jit_helper(_next_expansion_bytes)
+_next_pop_bytes = jit_helper(_next_pop_bytes)
+_grow_table = jit_helper(_grow_table)
+_key = jit_helper(_key)
+_prefix_bound = jit_helper(_prefix_bound)
+_heap_less = jit_helper(_heap_less)
+_heap_swap = jit_helper(_heap_swap)
+_heap_push = jit_helper(_heap_push)
+_heap_pop = jit_helper(_heap_pop)
+_slot = jit_helper(_slot)
+_empty_table = jit_helper(_empty_table)
+_rehash = jit_helper(_rehash)
+_dominated = jit_helper(_dominated)
+_merge_sort_descending = jit_helper(_merge_sort_descending)
+_refinement_order = jit_helper(_refinement_order)
+_subtract = jit_helper(_subtract)
+_conditions = jit_helper(_conditions)
 branch_and_bound = jit(_branch_and_bound)

@@ -30,7 +30,7 @@ References
 import numpy as np
 
 from ._bnb_subtrees import _sort_by_key
-from ._config import jit
+from ._config import jit, jit_helper
 
 # Why ``search_pair`` returned.
 DONE, BATCH = 0, 1
@@ -41,7 +41,7 @@ TOP, NODES, LEAVES, PRUNED, PRUNED_OPEN, PUSHED, N_STATE = range(7)
 STACK_WIDTH = 4
 
 
-@jit
+@jit_helper
 def _value(G, H, n2, lam):
     return G * G / (n2 * (lam + H))
 
@@ -96,7 +96,7 @@ def best_interval(G, H, nb, n2, lam, hull, prefix, stop=np.inf):
     return best, lo, hi
 
 
-@jit
+@jit_helper
 def _hull_add(hull, side, n, p, prefix, sign):
     # Add prefix point p (x = prefix[1, p], y = sign * prefix[0, p]) to the
     # upper chain (side 0, sign 1) or lower chain (side 1, sign -1) hull[side,
@@ -228,7 +228,7 @@ def pair_grid(xc, xf, position, Bc, Bf, g, h, cum):
             cum[1, p, b] += cum[1, p - 1, b]
 
 
-@jit
+@jit_helper
 def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
     # Best condition on f for per-bin sums G, H: (value, a, b) with (a, b)
     # = (lo, hi) bins of an interval, or (kind, size) of ``best_set``;
@@ -321,7 +321,7 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
     return DONE
 
 
-@jit
+@jit_helper
 def _node_sums(cum, Bc, Bf, c_nominal, a0, a1, b0, b1, work):
     # OUT work[0..3, :Bf]: A_G, A_H, P, N of the node (see search_pair).
     # Returns whether the node is a single condition (inner = outer).
@@ -351,7 +351,7 @@ def _node_sums(cum, Bc, Bf, c_nominal, a0, a1, b0, b1, work):
     return s0 == s1 and t0 == t1
 
 
-@jit
+@jit_helper
 def _expressible(c_nominal, Bc, a0, a1, b0, b1):
     # A single condition on c that some conjunction of propositions is:
     # not every non-missing bin (except ``== 0`` of a one-category column),
@@ -364,14 +364,14 @@ def _expressible(c_nominal, Bc, a0, a1, b0, b1):
     return not (a0 == -1 and b0 == Bc - 1)
 
 
-@jit
+@jit_helper
 def _members_c(c_nominal, Bc, a0, a1, b0, b1, out):
     # OUT out[:Bc]: the positions of c's condition of a single-condition node.
     for p in range(Bc):
         out[p] = (a1 >> p & 1) == 1 if c_nominal else a0 < p <= b0
 
 
-@jit
+@jit_helper
 def _members_f(f_nominal, Bf, x, y, order, out):
     # OUT out[:Bf]: the bins of f's condition from _solve_f's answer.
     if f_nominal:
@@ -381,7 +381,7 @@ def _members_f(f_nominal, Bf, x, y, order, out):
             out[b] = x <= b <= y
 
 
-@jit
+@jit_helper
 def _split(c_nominal, a0, a1, b0, b1, stack, bounds, state, upper):
     # Push the two halves of a node (see search_pair), each with bound upper.
     top = state[TOP]

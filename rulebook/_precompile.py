@@ -171,11 +171,13 @@ def _all_cached(todo):
             sig = _parse_signature(signature)
             if sig in dispatcher.overloads:
                 continue
-            # numba's own lookup, as in Dispatcher.compile.
-            cres = dispatcher._cache.load_overload(sig, dispatcher.targetctx)
-            if cres is None:
+            # numba's own lookup (Dispatcher.compile), only to ask the cache.
+            if dispatcher._cache.load_overload(sig, dispatcher.targetctx) is None:
                 return False
-            dispatcher.add_overload(cres)
+            # Loaded as numba loads it: also registered for the kernels that
+            # call it (add_overload alone is not, and compiling a caller
+            # then fails with "No definition for lowering").
+            dispatcher.compile(sig)
     return True
 
 

@@ -24,7 +24,7 @@ Channels of the histogram array ``hist[j, bin, channel]``.
 import numpy as np
 from numba import prange
 
-from ._config import jit, jit_parallel
+from ._config import jit, jit_helper, jit_parallel
 from .objectives import _objective
 
 G, H, C, N = 0, 1, 2, 3
@@ -225,7 +225,7 @@ build_histograms_serial = jit(_build_histograms)
 build_histograms_parallel = jit_parallel(_build_histograms)
 scan_histograms_serial = jit(_scan_histograms)
 scan_histograms_parallel = jit_parallel(_scan_histograms)
-_satisfies = jit(_satisfies)
+_satisfies = jit_helper(_satisfies)
 filter_rows = jit(_filter_rows)
 split_rows = jit(_split_rows)
 greedy_cover = jit(_greedy_cover)

@@ -214,3 +214,35 @@ def test_the_greedy_manifest_is_what_a_cold_fit_compiles(tmp_path):
 @pytest.mark.parametrize("key", ["optimal", "orthogonal"])
 def test_the_manifest_is_what_a_cold_fit_compiles(key, tmp_path):
     assert _recorded(key, tmp_path) == _manifest(key)
+
+
+_CACHED_ROOT_THEN_CALLER = """
+import numba, numpy as np
+from rulebook import RuleBoostingClassifier, _precompile
+from rulebook._config import X_BINNED_DTYPE, jit
+from rulebook._search_kernels import split_rows
+from rulebook.datasets import load_titanic
+X, y = load_titanic()
+if sys.argv[1] == "fill":
+    RuleBoostingClassifier(n_rules=2, learner="greedy", verbose=0).fit(X, y)
+else:
+    _precompile.prepare("greedy")  # loads its kernels from the cache
+    assert split_rows.signatures
+    def caller(X_binned, rows, kept, removed):
+        return split_rows(X_binned, rows, 0, 0, 1, 3, kept, removed)
+    caller = numba.njit(caller)
+    X_binned = np.asfortranarray(np.array([[0, 1], [2, 1], [1, 0]], X_BINNED_DTYPE))
+    rows = np.arange(3)
+    kept, removed = np.empty(3, np.int64), np.empty(3, np.int64)
+    print(json.dumps(int(caller(X_binned, rows, kept, removed))))
+print(json.dumps(0))
+"""
+
+
+def test_a_kernel_loaded_from_the_cache_can_be_called_by_a_new_kernel(tmp_path):
+    # prepare() finds a learner's kernels in the cache and loads them; a
+    # kernel compiled afterwards that calls one of them (the orthogonal
+    # search calls the greedy learner's split_rows) must link it.
+    code = "import json, sys\n" + _CACHED_ROOT_THEN_CALLER
+    _run(code, tmp_path, "fill")
+    assert _run(code, tmp_path, "call") == 0
