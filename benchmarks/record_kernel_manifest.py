@@ -35,15 +35,34 @@ KERNELS = '''
 
 _CHILD = """
 import json, sys
-from rulebook._precompile import record_learner
-print(json.dumps(record_learner(sys.argv[1])))
+sys.path.insert(0, sys.argv[2])
+from record_kernel_manifest import default_fits
+from rulebook._precompile import record
+print(json.dumps(record(default_fits(sys.argv[1]))))
 """
+
+
+def default_fits(key):
+    """The learner's default fits, one per loss: what the manifest records.
+
+    Titanic (logistic), insurance (squared) and ships (Poisson), every
+    parameter at its default but ``learner=key``.
+    """
+    from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
+    from rulebook.datasets import load_insurance, load_ships, load_titanic
+
+    def fit():
+        RuleBoostingClassifier(learner=key, verbose=0).fit(*load_titanic())
+        RuleBoostingRegressor(learner=key, verbose=0).fit(*load_insurance())
+        RuleBoostingRegressor(loss="poisson", learner=key, verbose=0).fit(*load_ships())
+    return fit
 
 
 def record(key):
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "RULEBOOK_PRECOMPILE": "0"}
-        out = subprocess.run([sys.executable, "-c", _CHILD, key], env=env, check=True,
+        out = subprocess.run([sys.executable, "-c", _CHILD, key, str(Path(__file__).parent)],
+                             env=env, check=True,
                              capture_output=True, text=True).stdout
     return tuple((name, cost, tuple(callees), tuple(signatures))
                  for name, cost, callees, signatures in json.loads(out.splitlines()[-1]))

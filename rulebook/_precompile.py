@@ -326,18 +326,3 @@ def _dispatcher_names():
     return names
 
 
-
-def record_learner(key):
-    """:func:`record` of the learner's default fits, one per loss.
-
-    Titanic (logistic), insurance (squared) and ships (Poisson), every
-    parameter at its default but ``learner=key``.
-    """
-    from . import RuleBoostingClassifier, RuleBoostingRegressor
-    from .datasets import load_insurance, load_ships, load_titanic
-
-    def fit():
-        RuleBoostingClassifier(learner=key, verbose=0).fit(*load_titanic())
-        RuleBoostingRegressor(learner=key, verbose=0).fit(*load_insurance())
-        RuleBoostingRegressor(loss="poisson", learner=key, verbose=0).fit(*load_ships())
-    return record(fit)

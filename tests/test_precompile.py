@@ -181,13 +181,16 @@ def test_ctrl_c_while_compiling_stops_the_child_too(tmp_path):
 
 _RECORD = """
 import json, sys
-from rulebook._precompile import record_learner
-print(json.dumps(record_learner(sys.argv[1])))
+sys.path.insert(0, sys.argv[2])
+from record_kernel_manifest import default_fits
+from rulebook._precompile import record
+print(json.dumps(record(default_fits(sys.argv[1]))))
 """
 
 
 def _recorded(key, cache):
-    out = subprocess.run([sys.executable, "-c", _RECORD, key], check=False, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", _RECORD, key, str(ROOT / "benchmarks")],
+                         check=False, capture_output=True, text=True,
                          env={**os.environ, "NUMBA_CACHE_DIR": str(cache),
                               "RULEBOOK_PRECOMPILE": "0"}, timeout=900)
     assert out.returncode == 0, out.stderr
