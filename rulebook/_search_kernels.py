@@ -64,25 +64,30 @@ def _scan_histograms(hist, n_bins, is_nominal, allowed, code, n_total, reg_lambd
         best, best_op, best_bin = -np.inf, -1, -1
         nb = n_bins[j]
         if is_nominal[j]:
-            tg, th, tc, tn = 0.0, 0.0, 0.0, 0.0
-            for k in range(nb):
-                tg += hist[j, k, G]
-                th += hist[j, k, H]
-                tc += hist[j, k, C]
-                tn += hist[j, k, N]
+            # The sums of ``x != k``: the bins before k plus the bins after
+            # k, added. ``total - bin k`` would cancel when bin k holds
+            # nearly all of a statistic (a hessian of 1e-285 beside one of
+            # 1e-299 left its complement with no correct digit).
+            after = np.zeros((nb + 1, 4))
+            for k in range(nb - 1, -1, -1):
+                for s in range(4):
+                    after[k, s] = after[k + 1, s] + hist[j, k, s]
+            bg, bh, bc, bn = 0.0, 0.0, 0.0, 0.0  # the bins before k
             for k in range(nb):
                 cg, ch, cc, cn = hist[j, k, G], hist[j, k, H], hist[j, k, C], hist[j, k, N]
                 if allowed[j, k, EQ] and 0.0 < cn < max_count:
                     v = _objective(code, cg, ch, cc, n_total, reg_lambda)
                     if v > best:
                         best, best_op, best_bin = v, EQ, k
-                rn = tn - cn
+                rn = bn + after[k + 1, N]
                 # With two categories ``x != a`` is ``x == b``: keep the
                 # more readable equality only.
                 if nb > 2 and allowed[j, k, NE] and 0.0 < rn < max_count:
-                    v = _objective(code, tg - cg, th - ch, tc - cc, n_total, reg_lambda)
+                    v = _objective(code, bg + after[k + 1, G], bh + after[k + 1, H],
+                                   bc + after[k + 1, C], n_total, reg_lambda)
                     if v > best:
                         best, best_op, best_bin = v, NE, k
+                bg, bh, bc, bn = bg + cg, bh + ch, bc + cc, bn + cn
         else:
             ag, ah, ac, an = 0.0, 0.0, 0.0, 0.0
             for k in range(nb - 1):
