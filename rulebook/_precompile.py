@@ -182,14 +182,22 @@ def _all_cached(todo):
 
 
 def _run_forked(mine, theirs):
-    to_child_r, to_child_w = os.pipe()
-    to_main_r, to_main_w = os.pipe()
-    with warnings.catch_warnings():
-        # Python >= 3.12 warns when a threaded process forks (Jupyter's
-        # kernel is one). The child only compiles and leaves by os._exit,
-        # touching no lock another thread could hold.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    fds = []
+    try:
+        to_child_r, to_child_w = os.pipe()
+        fds += [to_child_r, to_child_w]
+        to_main_r, to_main_w = os.pipe()
+        fds += [to_main_r, to_main_w]
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns when a threaded process forks (Jupyter's
+            # kernel is one). The child only compiles and leaves by
+            # os._exit, touching no lock another thread could hold.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:  # out of processes or descriptors: numba compiles on demand
+        for fd in fds:
+            os.close(fd)
+        return
     if pid == 0:  # the child
         status = 1
         try:

@@ -249,3 +249,14 @@ def test_a_kernel_loaded_from_the_cache_can_be_called_by_a_new_kernel(tmp_path):
     code = "import json, sys\n" + _CACHED_ROOT_THEN_CALLER
     _run(code, tmp_path, "fill")
     assert _run(code, tmp_path, "call") == 0
+
+
+def test_a_failing_fork_leaves_the_compiling_to_numba(monkeypatch):
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    monkeypatch.setattr(os, "fork", no_fork)
+    kernels = _precompile.kernels("greedy")
+    _precompile._run_forked(kernels[:1], kernels[1:])  # returns; nothing raised
+    if open_fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == open_fds  # the pipes are closed
