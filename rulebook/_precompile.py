@@ -105,7 +105,7 @@ def schedule(kernels_, n_processes=2):
     rank = {}
     for k in reversed(kernels_):  # callers come after their callees
         rank[k.name] = k.cost + max((rank[c] for c in callers[k.name]), default=0.0)
-    done_at, where = {}, {}
+    done_at = {}
     free = [0.0] * n_processes
     plans = [[] for _ in range(n_processes)]
     pending = list(kernels_)
@@ -115,7 +115,6 @@ def schedule(kernels_, n_processes=2):
         p = min(range(n_processes), key=free.__getitem__)
         start = max([free[p]] + [done_at[c] for c in k.callees if c in done_at])
         done_at[k.name] = free[p] = start + k.cost
-        where[k.name] = p
         plans[p].append(k)
         pending.remove(k)
     return plans, max(free)
