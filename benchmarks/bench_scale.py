@@ -33,12 +33,14 @@ on 50,000 (so numba's kernels, serial and parallel, are compiled or loaded
 from numba's cache, and LightGBM's and BOOMER's libraries are loaded,
 before anything is timed), records its resident memory (*base*), fits
 (timed: *fit s*, the whole ``fit`` call, binning included for all three),
-records its peak resident memory (``ru_maxrss``: the whole process, so
-Python, the libraries, the table and the compiled kernels count; the
-parent also samples the child's RSS every 0.1 s with psutil and keeps the
-larger), then times ``predict_proba`` on the same rows (*predict s*). The
-training ROC AUC is printed as a sanity check, not as a comparison of
-models. numba threads (``NUMBA_NUM_THREADS``), LightGBM's ``n_jobs`` and
+records its peak resident memory (``VmHWM`` of
+``/proc/self/status``: the whole process, so Python, the libraries, the
+table and the compiled kernels count; not ``ru_maxrss`` as in
+``bench_memory.py``, which on Linux starts a child at its parent's peak,
+see :func:`_maxrss`; the parent also samples the child's RSS every 0.1 s
+with psutil and keeps the larger), then times ``predict_proba`` on the
+same rows (*predict s*). The training ROC AUC is printed as a sanity
+check, not as a comparison of models. numba threads (``NUMBA_NUM_THREADS``), LightGBM's ``n_jobs`` and
 BOOMER's ``num_preferred_threads`` are all ``--threads`` (default 2).
 
 Printed: one line per fit as it ends, the fit-time and peak-RSS tables
@@ -179,6 +181,22 @@ def _rss():
 
 
 def _maxrss():
+    """This process's peak resident memory, bytes: ``VmHWM``, else ``ru_maxrss``.
+
+    Not ``ru_maxrss`` first: Linux keeps it across ``execve``, and a child
+    started by ``subprocess`` (fork or vfork, then exec) begins with its
+    parent's peak, here the parent's after it generated the table (measured:
+    a parent that had peaked at 789 MiB started a bare ``python -c`` child
+    with ``ru_maxrss`` 789 MiB and ``VmHWM`` 11 MiB). ``VmHWM`` belongs to
+    the address space the exec created.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
