@@ -294,7 +294,7 @@ def _drive_browser(page, blocked, url, deadline, reopened_rules):
         "() => { const w = window.jupyterapp.shell.currentWidget;"
         " return w && w.sessionContext && w.sessionContext.session"
         " && w.sessionContext.session.kernel; }", timeout=remaining_ms())
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.evaluate("() => { window.rbRunning = window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     page.wait_for_function(f"({RULE_ROWS})() > 0", timeout=remaining_ms())
     # The charts draw offline: the explorer's (vega bundled into the
     # widget) and the chart function's (static SVG from the kernel).
@@ -405,22 +405,31 @@ def _cells_showing_charts(notebook):
     return cells
 
 
-OPEN_NOTEBOOK = """async (path) => {
+# Opening is started here and polled with NOTEBOOK_OPENED: a page.evaluate
+# that awaits JupyterLab's promises failed once in CI with "Resulting promise
+# was garbage collected". The chain is kept on window so it is not collected.
+OPEN_NOTEBOOK = """(path) => {
     const app = window.jupyterapp;
-    const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-    window.rbNotebook = panel;
-    await panel.context.ready;
-    app.shell.activateById(panel.id);
+    window.rbNotebook = null;
+    window.rbOpened = null;
+    window.rbOpenError = null;
+    window.rbOpening = app.commands.execute('docmanager:open', {path, factory: 'Notebook'})
+        .then(panel => { window.rbNotebook = panel; return panel.context.ready.then(() => panel); })
+        .then(panel => { app.shell.activateById(panel.id); window.rbOpened = path; })
+        .catch(error => { window.rbOpenError = String(error); });
 }"""
+NOTEBOOK_OPENED = "(path) => window.rbOpened === path || window.rbOpenError !== null"
 KERNEL_IDLE = """() => {
     const session = window.rbNotebook.sessionContext.session;
     return Boolean(session && session.kernel && session.kernel.status === 'idle');
 }"""
-RUN_ALL_CELLS = """async () => {
+RUN_ALL_CELLS = """() => {
     const app = window.jupyterapp;
     if (app.shell.currentWidget !== window.rbNotebook) throw new Error('the tutorial is not the current tab');
-    await app.commands.execute('notebook:clear-all-cell-outputs');
-    app.commands.execute('notebook:run-all-cells');  // not awaited: polled with RUN_STATE
+    // Not awaited (see OPEN_NOTEBOOK): polled with RUN_STATE.
+    window.rbRunStarted = false;
+    window.rbRunning = app.commands.execute('notebook:clear-all-cell-outputs')
+        .then(() => { window.rbRunStarted = true; return app.commands.execute('notebook:run-all-cells'); });
 }"""
 # Done when the kernel is idle and every code cell has an execution count,
 # or a cell failed (JupyterLab then runs no further cell).
@@ -430,7 +439,8 @@ RUN_STATE = """() => {
     const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
     const failed = cells.some(cell => Array.from({length: cell.model.outputs.length},
                                                  (_, i) => cell.model.outputs.get(i).type).includes('error'));
-    return {kernel: session && session.kernel ? session.kernel.status : 'none', cells: cells.length,
+    return {started: window.rbRunStarted, kernel: session && session.kernel ? session.kernel.status : 'none',
+            cells: cells.length,
             run: cells.filter(cell => cell.model.executionCount !== null).length, failed};
 }"""
 # Per cell: its execution count, errors, output text and chart outputs,
@@ -495,12 +505,16 @@ NOTEBOOK_OVERFLOW = """() => {
     const bottom = last.getBoundingClientRect().bottom - node.getBoundingClientRect().top;
     return Math.ceil(bottom + 20 - node.clientHeight);
 }"""
-CLOSE_NOTEBOOK = """async () => {
+CLOSE_NOTEBOOK = """() => {
     const panel = window.rbNotebook;
     window.rbNotebook = null;
-    await panel.sessionContext.shutdown();
-    panel.context.model.dirty = false;  // its outputs are not saved
-    panel.close();
+    window.rbClosed = false;
+    window.rbClosing = panel.sessionContext.shutdown()
+        .finally(() => {
+            panel.context.model.dirty = false;  // its outputs are not saved
+            panel.close();
+            window.rbClosed = true;
+        });
 }"""
 
 
@@ -535,8 +549,11 @@ def _run_tutorial(page, blocked, url, path, notebook, deadline):
     expected = _cells_showing_charts(notebook)
     first_blocked = len(blocked)
     page.evaluate(OPEN_NOTEBOOK, name)
+    page.wait_for_function(NOTEBOOK_OPENED, arg=name, timeout=_remaining_ms(own_deadline))
+    assert page.evaluate("() => window.rbOpenError") is None, (name, page.evaluate("() => window.rbOpenError"))
     page.wait_for_function(KERNEL_IDLE, timeout=_remaining_ms(own_deadline))
     page.evaluate(RUN_ALL_CELLS)
+    page.wait_for_function("() => window.rbRunStarted === true", timeout=_remaining_ms(own_deadline))
     state = page.evaluate(RUN_STATE)
     while time.monotonic() < own_deadline:
         if state["kernel"] in ("dead", "none", "restarting", "autorestarting"):
@@ -572,6 +589,7 @@ def _run_tutorial(page, blocked, url, path, notebook, deadline):
     assert n_charts >= (1 if expected else 0), name
     assert not _cdn_requests(blocked[first_blocked:]), (name, blocked[first_blocked:])
     page.evaluate(CLOSE_NOTEBOOK)
+    page.wait_for_function("() => window.rbClosed === true", timeout=_remaining_ms(own_deadline))
     _wait_for_no_kernels(url, own_deadline)
     print(f"tutorial {path.stem}: {ran:.1f} s to run and draw, {n_charts} charts drew"
           f" ({len(expected)} cells show one); {time.monotonic() - started:.1f} s in all")
