@@ -219,7 +219,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.1,
+                 0.11,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
@@ -228,36 +228,33 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.51, (), ('(int64,)',)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.16, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
-                 0.1,
+                 0.09,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.14,
+                 0.33,
                  (),
-                 ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  'aligned=True), int64)',)),
+                 ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_grown', 0.11, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.38,
+                 0.28,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
-                 0.23,
+                 0.21,
                  ('rulebook._orthogonal_bnb_kernels:_empty_table',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
-                 ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  'aligned=True))',)),
+                 ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
                  0.49,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
-                 ("(Tuple((Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), int64)), Array(int64, 2, 'C', False, aligned=True), int64, "
-                  'int64, int64, int64)',)),
+                 ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
+                  'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
                  0.15,
                  (),
@@ -266,119 +263,111 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "(Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', "
                   'False, aligned=True), int64)')),
                 ('rulebook._orthogonal_kernels:prefix_values',
-                 0.61,
+                 0.53,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), float64, Array(float64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_snap',
-                 0.07,
+                 0.05,
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.43,
+                 0.44,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:prefix_values'),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, "
-                  "'C', False, aligned=True), float64, int64, float64)",)),
+                  'aligned=True), float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.35,
+                 0.48,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
-                ('rulebook._orthogonal_bnb_kernels:_pool_cap', 0.03, (), ('(int64, int64)',)),
+                ('rulebook._orthogonal_bnb_kernels:_pool_cap', 0.05, (), ('(int64, int64)',)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.32,
+                 0.4,
                  (),
                  ("(Array(uint16, 2, 'A', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 3, "
                   "'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.15,
+                 0.18,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 0.84,
+                 1.37,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, float64, "
                   "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.56,
+                 0.89,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_refinement_order',
-                 0.26,
+                 0.46,
                  ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
                   'rulebook._orthogonal_bnb_kernels:_snap'),
                  ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-                  "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(float64, "
-                  "1, 'C', False, aligned=True))",)),
+                  'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.15,
+                 0.17,
                  (),
-                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64)",)),
+                 ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
-                 0.14,
+                 0.13,
                  (),
-                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-                  'False, aligned=True), int64, int64)',)),
+                 ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.1,
+                 0.17,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
-                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-                  'False, aligned=True), int64, float64, float64, int64, int64)',)),
+                 ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
+                  'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.1,
+                 0.18,
                  ('rulebook._orthogonal_bnb_kernels:_grown',
                   'rulebook._orthogonal_bnb_kernels:_pool_cap'),
                  ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
                   "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
-                  "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "Array(float64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_pop',
-                 0.12,
+                 0.27,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
-                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-                  'False, aligned=True), int64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_decode', 0.06, (), ('(int64, int64, bool)',)),
+                 ("(Array(float64, 1, 'C', False, aligned=True), int64)",)),
+                ('rulebook._orthogonal_bnb_kernels:_decode', 0.1, (), ('(int64, int64, bool)',)),
                 ('rulebook._search_kernels:_satisfies',
-                 0.12,
+                 0.16,
                  (),
                  ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:split_rows',
-                 0.23,
+                 0.33,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.1,
+                 0.16,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   "Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
+                  "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.55,
-                 ('rulebook._orthogonal_bnb_kernels:_copy',),
-                 ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
-                  'aligned=True), int64)',)),
+                 0.21,
+                 (),
+                 ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
+                  'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 7.58,
+                 7.85,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_decode',
@@ -405,13 +394,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   'int64)',)),
                 ('rulebook._search_kernels:filter_rows',
-                 0.33,
+                 0.27,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:greedy_cover',
-                 1.51,
+                 1.55,
                  ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -420,7 +409,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(int64, 1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:redundant',
-                 0.5,
+                 0.45,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "

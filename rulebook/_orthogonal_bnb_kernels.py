@@ -17,10 +17,14 @@ probability about ``N^2 / 2^64`` for ``N`` distinct extents).
 
 The kernel is written for a short first compile (it is compiled on a user's
 first orthogonal fit): element loops instead of array expressions and slice
-assignments, a hash table in two arrays (open addressing) instead of a typed
+assignments, a hash table in one array (open addressing) instead of a typed
 ``Dict``, and a merge sort of its own instead of ``np.argsort``. Those
 changes halved the compile time (``bench_greedy.py --compile-time-only``)
-without changing a result.
+without changing a result. Fewer arrays held by the kernel also pay: each
+costs reference counting in every block it is live in, and merging the
+queue's four arrays into one, the table's two into one and moving scratch
+arrays into the helpers that use them cut the unoptimised IR of the kernel
+and its compile by about 12%.
 
 Layout
 ------
@@ -105,7 +109,7 @@ def _pool_cap(max_nodes, per_node):
 
 
 def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max, heap_size,
-                          ei, hist_pool, row_pool, order_pool, hb, keys, entries, max_nodes):
+                          ei, hist_pool, row_pool, order_pool, heap, table, entries, max_nodes):
     # Bytes of the pools once one more node is expanded, at their largest:
     # its rows at most the root's m, its refinements at most n_ref_max; the
     # table of seen extents as it is (it grows at pops, ``_next_pop_bytes``).
@@ -114,17 +118,17 @@ def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
     total += _grown(row_pool.shape[0], n_rows_used + m, _UNLIMITED) * 8
     # order and value
     total += _grown(order_pool.shape[0], n_order_used + n_ref_max, _UNLIMITED) * 16
-    total += _grown(hb.shape[0], heap_size + 1, _UNLIMITED) * 32
-    return total + entries.shape[0] * 24 + keys.shape[0] * 16
+    total += _grown(heap.shape[0], HEAP_FIELDS * (heap_size + 1), _UNLIMITED) * 8
+    return total + entries.shape[0] * 24 + table.shape[0] * 16
 
 
-def _next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, hb, keys, entries):
+def _next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, heap, table, entries):
     # Bytes of the pools once a popped child is recorded as seen: one more
     # entry, and one more key, which doubles the table at half load
     # (``_dominated``).
     total = ei.shape[0] * (11 * 8 + 8) + hist_pool.shape[0] * 8 + row_pool.shape[0] * 8
-    total += order_pool.shape[0] * 16 + hb.shape[0] * 32
-    slots = keys.shape[0] * (2 if 2 * (n_keys + 1) > keys.shape[0] else 1)
+    total += order_pool.shape[0] * 16 + heap.shape[0] * 8
+    slots = table.shape[0] * (2 if 2 * (n_keys + 1) > table.shape[0] else 1)
     return total + _grown(entries.shape[0], n_entries + 1, _UNLIMITED) * 24 + slots * 16
 
 
@@ -145,124 +149,141 @@ def _key(rows, row_keys):
     return h ^ (np.int64(rows.shape[0]) * _MIX)
 
 
-def _prefix_bound(W, sigma, buf, rev, epsilon, code, scale):
+def _prefix_bound(W, sigma, epsilon, code, scale):
     # The prefix-greedy bound (ChannelProblem.prefix_bound): best prefix of
     # the extent sigma, whose rows are numbered in the gradient order, and
-    # of its reverse. buf, rev: scratch, at least as long as sigma.
+    # of its reverse. (Its scratch is its own: see HEAP_FIELDS.)
     m = sigma.shape[0]
     if m == 0:
         return 0.0
+    buf, rev = np.empty(m), np.empty(m, np.intp)
     for i in range(m):
         rev[i] = sigma[m - 1 - i]
     best = -np.inf
     for direction in range(2):
-        prefix_values(W, sigma if direction == 0 else rev[:m], epsilon, buf[:m])
+        prefix_values(W, sigma if direction == 0 else rev, epsilon, buf)
         for i in range(m):
             best = max(best, buf[i])
     return _snap(best, code, scale)
 
 
-def _heap_less(hb, hv, hc, i, j):
-    if hb[i] != hb[j]:
-        return hb[i] < hb[j]
-    if hv[i] != hv[j]:
-        return hv[i] < hv[j]
-    return hc[i] < hc[j]
+# The queue: a binary heap in one float array, entry i at heap[4 i:4 i + 4]
+# = (-bound, -value of the next refinement, counter, expansion); counters
+# and expansions are integers far below 2^53, exact as floats. One array,
+# not four, because each array a kernel holds costs compile time in every
+# block it is live in (its reference counting).
+HEAP_FIELDS = 4
 
 
-def _heap_swap(hb, hv, hc, he, i, j):
-    hb[i], hb[j] = hb[j], hb[i]
-    hv[i], hv[j] = hv[j], hv[i]
-    hc[i], hc[j] = hc[j], hc[i]
-    he[i], he[j] = he[j], he[i]
+def _heap_less(heap, i, j):
+    for f in range(3):
+        if heap[4 * i + f] != heap[4 * j + f]:
+            return heap[4 * i + f] < heap[4 * j + f]
+    return False
 
 
-def _heap_push(hb, hv, hc, he, size, bound, value, counter, e):
-    # IN/OUT: heap arrays with `size` entries, capacity > size. Returns size + 1.
-    hb[size], hv[size], hc[size], he[size] = -bound, -value, counter, e
+def _heap_swap(heap, i, j):
+    for f in range(HEAP_FIELDS):
+        heap[4 * i + f], heap[4 * j + f] = heap[4 * j + f], heap[4 * i + f]
+
+
+def _heap_push(heap, size, bound, value, counter, e):
+    # IN/OUT: heap with `size` entries, capacity > size. Returns size + 1.
+    heap[4 * size] = -bound
+    heap[4 * size + 1] = -value
+    heap[4 * size + 2] = counter
+    heap[4 * size + 3] = e
     i = size
     while i > 0:
         parent = (i - 1) // 2
-        if not _heap_less(hb, hv, hc, i, parent):
+        if not _heap_less(heap, i, parent):
             break
-        _heap_swap(hb, hv, hc, he, i, parent)
+        _heap_swap(heap, i, parent)
         i = parent
     return size + 1
 
 
-def _heap_pop(hb, hv, hc, he, size):
+def _heap_pop(heap, size):
     # Removes the least entry; returns (its expansion, size - 1).
-    top = he[0]
+    top = int(heap[3])
     size -= 1
-    _heap_swap(hb, hv, hc, he, 0, size)
+    _heap_swap(heap, 0, size)
     i = 0
     while True:
         left, smallest = 2 * i + 1, i
-        if left < size and _heap_less(hb, hv, hc, left, smallest):
+        if left < size and _heap_less(heap, left, smallest):
             smallest = left
-        if left + 1 < size and _heap_less(hb, hv, hc, left + 1, smallest):
+        if left + 1 < size and _heap_less(heap, left + 1, smallest):
             smallest = left + 1
         if smallest == i:
             break
-        _heap_swap(hb, hv, hc, he, i, smallest)
+        _heap_swap(heap, i, smallest)
         i = smallest
     return top, size
 
 
-def _slot(keys, heads, key):
+# The table of seen extents: slot i holds (key, head) in table[i, KEY],
+# table[i, HEAD]; head -1 is a free slot.
+KEY, HEAD = 0, 1
+
+
+def _slot(table, key):
     # Open addressing, linear probing: the slot of ``key`` in the table, or
     # the free slot (head -1) where it would go. The table is never full.
-    mask = keys.shape[0] - 1
+    mask = table.shape[0] - 1
     i = key & mask
-    while heads[i] >= 0 and keys[i] != key:
+    while table[i, HEAD] >= 0 and table[i, KEY] != key:
         i = (i + 1) & mask
     return i
 
 
 def _empty_table(size):
-    # (keys, heads) of an empty table of ``size`` slots, a power of two.
-    keys, heads = np.zeros(size, np.int64), np.empty(size, np.int64)
+    # An empty table of ``size`` slots, a power of two.
+    table = np.empty((size, 2), np.int64)
     for i in range(size):
-        heads[i] = -1
-    return keys, heads
+        table[i, KEY] = 0
+        table[i, HEAD] = -1
+    return table
 
 
-def _rehash(keys, heads):
+def _rehash(table):
     # The same map in a table twice the size.
-    new_keys, new_heads = _empty_table(2 * keys.shape[0])
-    for i in range(keys.shape[0]):
-        if heads[i] >= 0:
-            j = _slot(new_keys, new_heads, keys[i])
-            new_keys[j], new_heads[j] = keys[i], heads[i]
-    return new_keys, new_heads
+    bigger = _empty_table(2 * table.shape[0])
+    for i in range(table.shape[0]):
+        if table[i, HEAD] >= 0:
+            j = _slot(bigger, table[i, KEY])
+            bigger[j, KEY] = table[i, KEY]
+            bigger[j, HEAD] = table[i, HEAD]
+    return bigger
 
 
-def _dominated(seen, entries, n_entries, key, last, cols):
+def _dominated(table, n_keys, entries, n_entries, key, last, cols):
     # Whether an extent with this key was reached by a node whose subtree
     # contains this one's: last feature f <= last and, as the length limit
     # counts columns, cols' + (f != last) <= cols (an earlier node on
     # another last column pays one more column for this one's refinements
-    # of ``last``); records (last, cols) otherwise. ``seen`` = (keys, heads,
-    # count): a hash table from extent key to the first of its rows in
-    # ``entries``, rows (feature, columns, next index). Returns (dominated,
-    # seen, entries, n_entries).
-    keys, heads, n_keys = seen
-    slot = _slot(keys, heads, key)
-    head = heads[slot]
+    # of ``last``); records (last, cols) otherwise. ``table`` (n_keys keys):
+    # a hash table from extent key to the first of its rows in ``entries``,
+    # rows (feature, columns, next index). Returns (dominated, table,
+    # n_keys, entries, n_entries).
+    slot = _slot(table, key)
+    head = table[slot, HEAD]
     i = head
     while i >= 0:
         if entries[i, 0] <= last and entries[i, 1] + (entries[i, 0] != last) <= cols:
-            return True, seen, entries, n_entries
+            return True, table, n_keys, entries, n_entries
         i = entries[i, 2]
     entries = _grow_table(entries, n_entries + 1, _UNLIMITED)
-    entries[n_entries, 0], entries[n_entries, 1], entries[n_entries, 2] = last, cols, head
+    entries[n_entries, 0] = last
+    entries[n_entries, 1] = cols
+    entries[n_entries, 2] = head
     if head < 0:
-        keys[slot] = key
+        table[slot, KEY] = key
         n_keys += 1
-    heads[slot] = n_entries
-    if 2 * n_keys > keys.shape[0]:
-        keys, heads = _rehash(keys, heads)
-    return False, (keys, heads, n_keys), entries, n_entries + 1
+    table[slot, HEAD] = n_entries
+    if 2 * n_keys > table.shape[0]:
+        table = _rehash(table)
+    return False, table, n_keys, entries, n_entries + 1
 
 
 # Columns of the expansion table ``ei``.
@@ -281,8 +302,7 @@ def _grow_table(table, needed, cap):
     return bigger
 
 
-def _refinement_order(values, last_feature, end_feature, width, code, scale, order, sorted_values,
-                       scratch_order, scratch_values):
+def _refinement_order(values, last_feature, end_feature, width, code, scale, order, sorted_values):
     # Valid refinements (finite values; tail augmentation: features >=
     # last_feature, and < end_feature), best snapped value first, ties in
     # the scan order: flat positions j * 2 * width + p into ``order``, their
@@ -294,7 +314,7 @@ def _refinement_order(values, last_feature, end_feature, width, code, scale, ord
                 order[n] = j * 2 * width + p
                 sorted_values[n] = _snap(values[j, p], code, scale)
                 n += 1
-    _merge_sort_descending(order, sorted_values, n, scratch_order, scratch_values)
+    _merge_sort_descending(order, sorted_values, n, np.empty(n, np.int64), np.empty(n))
     return n
 
 
@@ -337,12 +357,15 @@ def _subtract(parent_hist, removed_hist, first, out):
                 out[j, b, k] = parent_hist[j, b, k] - removed_hist[j, b, k]
 
 
-def _conditions(ei, best_parent, best_condition, best_depth):
-    # Walks the parents of the best node back to the root (expansion 0).
+def _conditions(ei, best_parent, feature, op, bin_, best_depth):
+    # The best node's conditions: its own (feature, op, bin_), then those
+    # of its parents back to the root (expansion 0).
     out = np.empty((best_depth, 3), np.int64)
     if best_depth == 0:
         return out
-    _copy(best_condition, 3, out[best_depth - 1], 0)
+    out[best_depth - 1, 0] = feature
+    out[best_depth - 1, 1] = op
+    out[best_depth - 1, 2] = bin_
     e = best_parent
     while e > 0:
         out[ei[e, DEPTH] - 1, 0] = ei[e, FEATURE]
@@ -384,33 +407,32 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     bounds = np.empty(64)
     row_pool, hist_pool = np.empty(4 * m, np.int64), np.empty(4 * hsize)
     order_pool, value_pool = np.empty(256, np.int64), np.empty(256)
-    hb, hv, hc, he = np.empty(64), np.empty(64), np.empty(64, np.int64), np.empty(64, np.int64)
-    keys, heads = _empty_table(1024)
-    seen = (keys, heads, 0)
+    heap = np.empty(HEAP_FIELDS * 64)
+    table = _empty_table(1024)
     entries = np.empty((256, 3), np.int64)
     n_entries, n_exp, n_rows_used, n_order_used, heap_size, counter = 0, 0, 0, 0, 0, 0
-    _, seen, entries, n_entries = _dominated(seen, entries, n_entries, _key(rows, row_keys), 0, 0)
-    kept, removed, rev = np.empty(m, np.intp), np.empty(m, np.intp), np.empty(m, np.intp)
-    buf = np.empty(m)
+    _, table, n_keys, entries, n_entries = _dominated(table, 0, entries, n_entries,
+                                                      _key(rows, row_keys), 0, 0)
+    kept, removed = np.empty(m, np.intp), np.empty(m, np.intp)
     tmp_hist = np.empty((n_features, width, W.shape[1]))
     values = np.empty((n_features, 2 * width))
-    # A node's refinements, sorted (and the sort's scratch).
+    # A node's refinements, sorted.
     ref_order, ref_values = np.empty(n_features * 2 * width, np.int64), np.empty(n_features * 2 * width)
-    scratch_order, scratch_values = np.empty(ref_order.shape[0], np.int64), np.empty(ref_values.shape[0])
     for i in range(stats.shape[0]):
         stats[i] = 0
     best_value, best_parent, best_depth = root_value, -1, 0
-    best_condition = np.zeros(3, np.int64)
+    best_feature, best_op, best_bin = 0, 0, 0
     # The node to expand next: the root first, then each child popped.
     _copy(rows, m, kept, 0)
-    n_kept, n_removed, parent, depth, condition = m, 0, -1, 0, np.zeros(3, np.int64)
+    # The node's last condition: (feature, op, bin).
+    n_kept, n_removed, parent, depth, feature, op, bin_ = m, 0, -1, 0, 0, 0, 0
     cols = 0  # conditions (columns) of the node: what max_depth limits
     have_node = True
     while True:
         if have_node and n_kept > 1:
             bnd = np.inf
             if use_bound:
-                bnd = _prefix_bound(W, kept[:n_kept], buf, rev, epsilon, code, scale)
+                bnd = _prefix_bound(W, kept[:n_kept], epsilon, code, scale)
             if not bnd > best_value:
                 stats[N_PRUNED] += 1
             else:
@@ -424,7 +446,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 # Tail augmentation: this node and its descendants refine
                 # only on features >= its last one; the others' histograms
                 # are never read.
-                last = condition[0] if depth > 0 else 0
+                last = feature if depth > 0 else 0
                 if parent >= 0 and n_removed < n_kept:
                     build_channel_histograms_serial(X_binned[:, last:], removed[:n_removed], W,
                                                     tmp_hist[last:])
@@ -445,7 +467,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 # node's other columns lie before it).
                 end = last + 1 if cols >= max_depth else n_features
                 n_ref = _refinement_order(values, last, end, width, code, scale, ref_order,
-                                          ref_values, scratch_order, scratch_values)
+                                          ref_values)
                 stats[N_REFINEMENTS] += n_ref
                 row_pool = _grow(row_pool, n_rows_used + n_kept, _UNLIMITED)
                 _copy(kept, n_kept, row_pool, n_rows_used)
@@ -453,20 +475,23 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 value_pool = _grow(value_pool, n_order_used + n_ref, _UNLIMITED)
                 _copy(ref_order, n_ref, order_pool, n_order_used)
                 _copy(ref_values, n_ref, value_pool, n_order_used)
-                ei[e, PARENT], ei[e, DEPTH], ei[e, COLS] = parent, depth, cols
-                ei[e, FEATURE], ei[e, OP], ei[e, BIN] = condition[0], condition[1], condition[2]
-                ei[e, ROWS_AT], ei[e, N_ROWS] = n_rows_used, n_kept
-                ei[e, ORDER_AT], ei[e, N_ORDER], ei[e, NEXT] = n_order_used, n_ref, 0
+                ei[e, PARENT] = parent
+                ei[e, DEPTH] = depth
+                ei[e, COLS] = cols
+                ei[e, FEATURE] = feature
+                ei[e, OP] = op
+                ei[e, BIN] = bin_
+                ei[e, ROWS_AT] = n_rows_used
+                ei[e, N_ROWS] = n_kept
+                ei[e, ORDER_AT] = n_order_used
+                ei[e, N_ORDER] = n_ref
+                ei[e, NEXT] = 0
                 bounds[e] = bnd
                 n_rows_used += n_kept
                 n_order_used += n_ref
                 if n_ref > 0:
-                    if heap_size == hb.shape[0]:
-                        size = heap_size + 1
-                        hb, hv = _grow(hb, size, _UNLIMITED), _grow(hv, size, _UNLIMITED)
-                        hc, he = _grow(hc, size, _UNLIMITED), _grow(he, size, _UNLIMITED)
-                    heap_size = _heap_push(hb, hv, hc, he, heap_size, bnd, ref_values[0],
-                                           counter, e)
+                    heap = _grow(heap, HEAP_FIELDS * (heap_size + 1), _UNLIMITED)
+                    heap_size = _heap_push(heap, heap_size, bnd, ref_values[0], counter, e)
                     counter += 1
         have_node = False
         if heap_size == 0:
@@ -476,44 +501,45 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
             break
         if _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used,
                                  n_features * 2 * width, heap_size, ei, hist_pool, row_pool,
-                                 order_pool, hb, seen[0], entries, max_nodes) > max_bytes:
+                                 order_pool, heap, table, entries, max_nodes) > max_bytes:
             stats[BUDGET_EXHAUSTED] = 1
             stats[MEMORY_EXHAUSTED] = 1
             break
-        e, heap_size = _heap_pop(hb, hv, hc, he, heap_size)
+        e, heap_size = _heap_pop(heap, heap_size)
         if not bounds[e] > best_value:
             stats[N_PRUNED] += 1 + ei[e, N_ORDER] - ei[e, NEXT]
             continue
         at = ei[e, ORDER_AT] + ei[e, NEXT]
-        k, value = order_pool[at], value_pool[at]
+        k = order_pool[at]
+        value = value_pool[at]
         ei[e, NEXT] += 1
         if ei[e, NEXT] < ei[e, N_ORDER]:
-            heap_size = _heap_push(hb, hv, hc, he, heap_size, bounds[e], value_pool[at + 1],
-                                   counter, e)
+            heap_size = _heap_push(heap, heap_size, bounds[e], value_pool[at + 1], counter, e)
             counter += 1
-        j, p = k // (2 * width), k % (2 * width)
+        j = k // (2 * width)
+        p = k - j * (2 * width)
         op, bin_ = _decode(p, n_bins[j], is_nominal[j])
         parent_rows = row_pool[ei[e, ROWS_AT]:ei[e, ROWS_AT] + ei[e, N_ROWS]]
         n_kept = split_rows(X_binned, parent_rows, j, op, bin_, n_bins[j], kept, removed)
         n_removed = parent_rows.shape[0] - n_kept
         depth = ei[e, DEPTH] + 1
         cols = ei[e, COLS] + (1 if ei[e, DEPTH] == 0 or j != ei[e, FEATURE] else 0)
-        if _next_pop_bytes(n_entries, seen[2], ei, hist_pool, row_pool, order_pool, hb, seen[0],
+        if _next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, heap, table,
                            entries) > max_bytes:
             stats[BUDGET_EXHAUSTED] = 1
             stats[MEMORY_EXHAUSTED] = 1
             break
-        dominated, seen, entries, n_entries = _dominated(seen, entries, n_entries,
-                                                         _key(kept[:n_kept], row_keys), j, cols)
+        dominated, table, n_keys, entries, n_entries = _dominated(
+            table, n_keys, entries, n_entries, _key(kept[:n_kept], row_keys), j, cols)
         if dominated:
             continue
-        condition[0], condition[1], condition[2] = j, op, bin_
+        feature = j
         parent = e
         if value > best_value:
             best_value, best_parent, best_depth = value, e, depth
-            _copy(condition, 3, best_condition, 0)
+            best_feature, best_op, best_bin = feature, op, bin_
         have_node = True
-    return best_value, _conditions(ei, best_parent, best_condition, best_depth)
+    return best_value, _conditions(ei, best_parent, best_feature, best_op, best_bin, best_depth)
 
 
 # The jitted twin of the Python decode: (op, bin) of a scan position.

@@ -125,17 +125,16 @@ def test_atoms_sum_the_channels_of_their_rows(problem, seed, t):
        pops=st.lists(st.booleans(), max_size=60))
 def test_heap_pops_in_heapq_order(keys, pops):
     n = len(keys)
-    hb, hv = np.empty(n), np.empty(n)
-    hc, he = np.empty(n, np.int64), np.empty(n, np.int64)
+    heap = np.empty(bnb.HEAP_FIELDS * n)
     size, reference, popped, expected = 0, [], [], []
     pending = list(enumerate(keys))
     for pop in pops + [True] * (2 * n):
         if pending and not (pop and size):
             e, (bound, value) = pending.pop(0)
-            size = bnb._heap_push(hb, hv, hc, he, size, bound, value, e, e)
+            size = bnb._heap_push(heap, size, bound, value, e, e)
             heapq.heappush(reference, (-bound, -value, e))
         elif size:
-            e, size = bnb._heap_pop(hb, hv, hc, he, size)
+            e, size = bnb._heap_pop(heap, size)
             popped.append(int(e))
             expected.append(heapq.heappop(reference)[2])
     assert popped == expected
@@ -160,8 +159,7 @@ def test_prefix_bound_equals_channel_problem_bound(problem, seed, t):
     W = np.ascontiguousarray(channels.W[order])
     subset = np.flatnonzero(np.random.default_rng(seed).random(len(order)) < 0.6)
     expected = channels.prefix_bound(order[subset], order)
-    got = bnb._prefix_bound(W, subset.astype(np.intp), np.empty(len(order)),
-                            np.empty(len(order), np.intp), 1e-3, channels.code, channels._scale)
+    got = bnb._prefix_bound(W, subset.astype(np.intp), 1e-3, channels.code, channels._scale)
     assert got == expected
 
 
@@ -184,15 +182,16 @@ def test_duplicate_check_matches_a_dict_through_table_growth(seed, n_keys):
     rng = np.random.default_rng(seed)
     pool = rng.integers(-2**63, 2**63 - 1, size=n_keys, dtype=np.int64)
     pool[: n_keys // 3] = (pool[: n_keys // 3] >> 12) << 12
-    seen = (*bnb._empty_table(1024), 0)
+    table, n_stored = bnb._empty_table(1024), 0
     entries, n_entries, reference = np.empty((4, 3), np.int64), 0, {}
     for _ in range(3 * n_keys):
         key, last, cols = rng.choice(pool), int(rng.integers(0, 4)), int(rng.integers(0, 3))
-        dominated, seen, entries, n_entries = bnb._dominated(seen, entries, n_entries, key,
-                                                             last, cols)
+        dominated, table, n_stored, entries, n_entries = bnb._dominated(
+            table, n_stored, entries, n_entries, key, last, cols)
         assert dominated == _dominated_reference(reference, int(key), last, cols)
-    assert seen[2] == len(reference) and n_entries == sum(map(len, reference.values()))
-    assert 2 * seen[2] <= seen[0].shape[0]
+    assert n_stored == len(reference) and n_entries == sum(map(len, reference.values()))
+    assert 2 * n_stored <= table.shape[0]
+    assert sorted(table[table[:, bnb.HEAD] >= 0, bnb.KEY]) == sorted(reference)
 
 
 @settings(max_examples=60, deadline=None)
@@ -213,8 +212,7 @@ def test_refinement_order_is_a_stable_sort_of_snapped_values(values, code, scale
     expected = valid[np.argsort(-snapped[valid], kind="stable")]
     size = n_features * 2 * width
     order, got = np.empty(size, np.int64), np.empty(size)
-    n = bnb._refinement_order(grid, 0, n_features, width, code, scale, order, got,
-                              np.empty(size, np.int64), np.empty(size))
+    n = bnb._refinement_order(grid, 0, n_features, width, code, scale, order, got)
     assert n == len(expected)
     np.testing.assert_array_equal(order[:n], expected)
     np.testing.assert_array_equal(got[:n], snapped[expected])

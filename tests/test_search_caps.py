@@ -207,27 +207,29 @@ def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used
     and a table with ``_rehash``."""
     node_cap, hist_cap = max_nodes, obnb._pool_cap(max_nodes, hsize)
     unlimited = obnb._UNLIMITED
-    ei, hist_pool, row_pool, order_pool, hb, entries = (
+    ei, hist_pool, row_pool, order_pool, heap, entries = (
         np.empty((caps[0], 11), np.int64), np.empty(caps[1]), np.empty(caps[2], np.int64),
-        np.empty(caps[3], np.int64), np.empty(caps[4]), np.empty((caps[5], 3), np.int64))
-    keys, heads = obnb._empty_table(1 << log_slots)
-    table = len(keys) * 16
+        np.empty(caps[3], np.int64), np.empty(obnb.HEAP_FIELDS * caps[4]),
+        np.empty((caps[5], 3), np.int64))
+    slots = obnb._empty_table(1 << log_slots)
+    table = slots.nbytes
     got = obnb._next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
-                                     heap_size, ei, hist_pool, row_pool, order_pool, hb, keys,
+                                     heap_size, ei, hist_pool, row_pool, order_pool, heap, slots,
                                      entries, max_nodes)
     expected = (obnb._grow_table(ei, n_exp + 1, node_cap).shape[0] * 96
                 + obnb._grow(hist_pool, (n_exp + 1) * hsize, hist_cap).nbytes
                 + obnb._grow(row_pool, n_rows_used + m, unlimited).nbytes
                 + 2 * obnb._grow(order_pool, n_order_used + n_ref_max, unlimited).nbytes
-                + 4 * obnb._grow(hb, heap_size + 1, unlimited).nbytes + entries.nbytes + table)
+                + obnb._grow(heap, obnb.HEAP_FIELDS * (heap_size + 1), unlimited).nbytes
+                + entries.nbytes + table)
     assert got == expected
-    n_keys = min(n_entries, len(keys) // 2)  # the table is at most half full
-    got = obnb._next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, hb, keys,
-                               entries)
-    if 2 * (n_keys + 1) > len(keys):
-        table = obnb._rehash(keys, heads)[0].shape[0] * 16
+    n_keys = min(n_entries, len(slots) // 2)  # the table is at most half full
+    got = obnb._next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, heap,
+                               slots, entries)
+    if 2 * (n_keys + 1) > len(slots):
+        table = obnb._rehash(slots).nbytes
     expected = (ei.shape[0] * 96 + hist_pool.nbytes + row_pool.nbytes + 2 * order_pool.nbytes
-                + 4 * hb.nbytes + obnb._grow_table(entries, n_entries + 1, unlimited).nbytes + table)
+                + heap.nbytes + obnb._grow_table(entries, n_entries + 1, unlimited).nbytes + table)
     assert got == expected
 
 
