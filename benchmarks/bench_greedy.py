@@ -156,7 +156,7 @@ loaded, cpu_loaded = time.perf_counter(), time.process_time()
 model = RuleBoostingClassifier(n_rules=10, learner=sys.argv[2], verbose=0).fit(X, y)
 fitted, cpu_fitted = time.perf_counter(), time.process_time()
 from rulebook import _precompile
-share = [k.dispatcher() for k in _precompile.schedule(_precompile.kernels(sys.argv[2]))[0][0]]
+share = [k.dispatcher() for k in _precompile.kernels(sys.argv[2]) if k.name in _precompile.compiled_here]
 again = sorted({d.py_func.__name__ for d in compiled if not any(d is s for s in share)})
 model.fit(X, y)  # the same fit again in the same process: no compilation left
 print(json.dumps({"import": imported - start, "import_cpu": cpu_imported, "fit": fitted - loaded,
@@ -177,9 +177,10 @@ def compile_times(data_home, learners=COMPILE_LEARNERS):
     second fit in the same process: the time spent compiling or loading;
     ``cpu`` is the same difference in the fitting process's CPU time; the
     child that compiles the other half of the kernels on the second core
-    (``rulebook._precompile``) is not counted in it. Kernels of that child's
-    share that the fitting process compiled itself are listed: the sign of a
-    manifest that no longer matches the code.
+    (``rulebook._precompile``) is not counted in it. Kernels the fitting
+    process compiled that it had not claimed in the shared schedule (the
+    child compiled them, or the manifest misses them) are listed: the sign
+    of a manifest that no longer matches the code.
     """
     print("\nnumba compile time: import rulebook + first fit of 10 rules (the "
           "defaults) on titanic, each in a fresh `python -c` with an empty "
@@ -204,7 +205,7 @@ def compile_times(data_home, learners=COMPILE_LEARNERS):
                       f"target{'' if label == 'cold' else ' (fit)'} < {COMPILE_TARGETS[label]:.0f} s: "
                       f"{verdict})", flush=True)
                 if t["compiled_again"]:
-                    print(f"    compiled by the fitting process though the child's share "
+                    print(f"    compiled by the fitting process outside its claims "
                           f"(stale rulebook/_kernel_manifest.py?): {', '.join(t['compiled_again'])}")
 
 

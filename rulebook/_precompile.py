@@ -10,10 +10,15 @@ there on one core while the other idled (issue 18, "Cold start";
 child. Both compile into numba's on-disk cache, so each loads what the
 other compiled instead of compiling it again. What to compile is read from
 ``_kernel_manifest`` (every kernel, signature, compile cost and callee of a
-learner's default fit, written by :func:`record`); who compiles what is a
-two-processor list schedule of that call graph (:func:`schedule`). A
-kernel waits for the callees compiled by the other process through a pipe
-that carries the name of each kernel as it is written to the cache.
+learner's default fit, written by :func:`record`). Who compiles what is
+decided as they go: a list schedule of that call graph, run dynamically.
+Each process, when free, claims the unclaimed kernel of highest upward
+rank (:func:`priorities`) whose callees are all compiled, in a table of
+states the two share (an anonymous shared memory map, claims under a POSIX
+file lock). A plan fixed in advance from the manifest's costs (the first
+version) lost about a second to waits and imbalance: the costs differ from
+run to run and with which process first compiles one of numba's own
+overloads.
 
 Everything here is an optimisation: whatever is missing, stale or fails is
 compiled on demand by numba as before, in the fitting process. It is off
@@ -24,10 +29,13 @@ one line per kernel compiled here (process, start, seconds, name): the
 schedule as it ran.
 """
 
+import fcntl
 import importlib
+import mmap
 import os
 import signal
 import sys
+import tempfile
 import time
 import warnings
 
@@ -37,6 +45,13 @@ ENABLED = os.environ.get("RULEBOOK_PRECOMPILE", "1") != "0"
 
 _prepared = set()
 _LOG = os.environ.get("RULEBOOK_PRECOMPILE_LOG")
+# The kernels the fitting process compiled at its last prepare() (names):
+# what tests and bench_greedy.py check the other process did not repeat.
+compiled_here = []
+# States of a kernel in the shared table.
+_FREE, _CLAIMED, _DONE = 0, 1, 2
+# How long a process with nothing ready waits before looking again (s).
+_POLL = 0.005
 
 
 class Kernel:
@@ -74,29 +89,25 @@ def kernels(key):
     return [Kernel(*entry) for entry in KERNELS.get(key, ())]
 
 
-def schedule(kernels_, n_processes=2):
-    """Assign kernels to processes: a list schedule of the call graph.
-
-    A kernel is ready when its callees are scheduled; among the ready ones
-    the kernel with the longest chain of callers above it goes first (its
-    "upward rank", Topcuoglu et al. 2002), to the process free earliest,
-    starting when the callees it waits for from the other process are done.
+def priorities(kernels_):
+    """Upward rank of each kernel: its cost plus its costliest chain of callers.
 
     Parameters
     ----------
     kernels_ : list of Kernel
         Callees before their callers (the manifest's order).
-    n_processes : int
 
     Returns
     -------
-    plans : list of list of Kernel
-        ``plans[0]`` for the fitting process, the others for children, each
-        callees first.
-    finish : float
-        The schedule's estimated length, in the manifest's seconds.
+    dict
+        Kernel name to seconds (the manifest's).
+
+    References
+    ----------
+    .. [1] Topcuoglu, H., Hariri, S., Wu, M.-Y. (2002). Performance-effective
+       and low-complexity task scheduling for heterogeneous computing. IEEE
+       TPDS 13(3), Section 4.1, Equation 7.
     """
-    by_name = {k.name: k for k in kernels_}
     callers = {k.name: [] for k in kernels_}
     for k in kernels_:
         for c in k.callees:
@@ -105,19 +116,7 @@ def schedule(kernels_, n_processes=2):
     rank = {}
     for k in reversed(kernels_):  # callers come after their callees
         rank[k.name] = k.cost + max((rank[c] for c in callers[k.name]), default=0.0)
-    done_at = {}
-    free = [0.0] * n_processes
-    plans = [[] for _ in range(n_processes)]
-    pending = list(kernels_)
-    while pending:
-        ready = [k for k in pending if all(c in done_at or c not in by_name for c in k.callees)]
-        k = max(ready, key=lambda k: rank[k.name])
-        p = min(range(n_processes), key=free.__getitem__)
-        start = max([free[p]] + [done_at[c] for c in k.callees if c in done_at])
-        done_at[k.name] = free[p] = start + k.cost
-        plans[p].append(k)
-        pending.remove(k)
-    return plans, max(free)
+    return rank
 
 
 def prepare(key):
@@ -126,7 +125,7 @@ def prepare(key):
     Called by a learner before its first search. Returns at once when the
     kernels are compiled or cached, or when precompiling is off (module
     docstring); otherwise forks a child, compiles this process's share,
-    and waits for the child.
+    and waits for the child (see the module docstring).
 
     Parameters
     ----------
@@ -141,10 +140,10 @@ def prepare(key):
         todo = kernels(key)
         if not todo or _all_cached(todo):
             return
-        plans, _ = schedule(todo)
+        rank = priorities(todo)
     except Exception:  # noqa: BLE001 (a stale manifest: numba compiles on demand)
         return
-    _run_forked(plans[0], plans[1])
+    _run_forked(sorted(todo, key=lambda k: -rank[k.name]))
 
 
 def _available():
@@ -180,49 +179,143 @@ def _all_cached(todo):
     return True
 
 
-def _run_forked(mine, theirs):
-    fds = []
+def _run_forked(by_priority):
+    """Compile ``by_priority`` (highest first) here and in a forked child."""
+    del compiled_here[:]
     try:
-        to_child_r, to_child_w = os.pipe()
-        fds += [to_child_r, to_child_w]
-        to_main_r, to_main_w = os.pipe()
-        fds += [to_main_r, to_main_w]
+        table = _SharedTable(len(by_priority))
+    except OSError:  # no temporary file: numba compiles on demand
+        return
+    try:
         with warnings.catch_warnings():
             # Python >= 3.12 warns when a threaded process forks (Jupyter's
             # kernel is one). The child only compiles and leaves by
             # os._exit, touching no lock another thread could hold.
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()
-    except OSError:  # out of processes or descriptors: numba compiles on demand
-        for fd in fds:
-            os.close(fd)
+    except OSError:  # out of processes: numba compiles on demand
+        table.close()
         return
     if pid == 0:  # the child
         status = 1
         try:
-            os.close(to_child_w)
-            os.close(to_main_r)
             _silence_output()
-            _compile_plan(theirs, {k.name for k in mine}, to_child_r, to_main_w)
+            parent = os.getppid()
+            _compile_claimed(by_priority, table, lambda: os.getppid() == parent)
             status = 0
         finally:
             os._exit(status)
-    os.close(to_child_r)
-    os.close(to_main_w)
+    child = _Child(pid)
     try:
-        _compile_plan(mine, {k.name for k in theirs}, to_main_r, to_child_w)
-        os.close(to_child_w)
-        to_child_w = None
-        os.waitpid(pid, 0)
+        compiled_here.extend(_compile_claimed(by_priority, table, child.alive))
+        child.wait()
     except BaseException:
         # Ctrl-C or an error: the child's half is not waited for.
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        child.kill()
         raise
     finally:
-        os.close(to_main_r)
-        if to_child_w is not None:
-            os.close(to_child_w)
+        table.close()
+
+
+class _Child:
+    """The forked child, reaped exactly once."""
+
+    def __init__(self, pid):
+        self.pid, self.reaped = pid, False
+
+    def alive(self):
+        if not self.reaped and os.waitpid(self.pid, os.WNOHANG) != (0, 0):
+            self.reaped = True
+        return not self.reaped
+
+    def wait(self):
+        if not self.reaped:
+            os.waitpid(self.pid, 0)
+            self.reaped = True
+
+    def kill(self):
+        if not self.reaped:
+            os.kill(self.pid, signal.SIGKILL)
+            self.wait()
+
+
+class _SharedTable:
+    """Kernel states (_FREE, _CLAIMED, _DONE) shared by a process and its fork.
+
+    An anonymous shared map holds one byte per kernel; a claim reads and
+    writes it under a POSIX lock on an unlinked temporary file: such locks
+    belong to a process, not to a file descriptor (so a forked child does
+    not share the parent's), and end with it (a killed process leaves no
+    lock held).
+    """
+
+    def __init__(self, n):
+        self.states = mmap.mmap(-1, max(n, 1))
+        fd, path = tempfile.mkstemp(prefix="rulebook-precompile-")
+        os.unlink(path)
+        self.lock_fd = fd
+
+    def claim(self, ready):
+        """Claim the first index ``ready(states)`` returns, under the lock.
+
+        Returns the index, ``None`` when nothing is ready yet, or ``-1``
+        when no kernel is left to claim.
+        """
+        fcntl.lockf(self.lock_fd, fcntl.LOCK_EX)
+        try:
+            if _FREE not in self.states[:]:
+                return -1
+            i = ready(self.states[:])
+            if i is not None:
+                self.states[i] = _CLAIMED
+            return i
+        finally:
+            fcntl.lockf(self.lock_fd, fcntl.LOCK_UN)
+
+    def done(self, i):
+        self.states[i] = _DONE  # one byte: no lock needed
+
+    def close(self):
+        self.states.close()
+        os.close(self.lock_fd)
+
+
+def _compile_claimed(by_priority, table, other_alive):
+    """Claim and compile ready kernels until none is left; returns their names.
+
+    A kernel is ready when its callees in the list are compiled (numba then
+    loads those the other process compiled from the cache). When the other
+    process has ended, kernels it claimed and did not finish are left to
+    numba, compiled on demand.
+    """
+    index = {k.name: i for i, k in enumerate(by_priority)}
+    needs = [[index[c] for c in k.callees if c in index] for k in by_priority]
+
+    def ready(states):
+        return next((i for i, s in enumerate(states) if s == _FREE
+                     and all(states[c] == _DONE for c in needs[i])), None)
+
+    compiled = []
+    while True:
+        i = table.claim(ready)
+        if i == -1:
+            return compiled
+        if i is None:
+            if not other_alive():
+                return compiled
+            time.sleep(_POLL)
+            continue
+        kernel = by_priority[i]
+        t0 = time.perf_counter()
+        try:
+            kernel.compile()
+        except Exception:  # noqa: BLE001, S110 (numba compiles it on demand)
+            pass
+        table.done(i)
+        compiled.append(kernel.name)
+        if _LOG:
+            with open(_LOG, "a") as f:
+                f.write(f"{os.getpid()} {t0:.3f} {time.perf_counter() - t0:.3f} {kernel.name}\n")
 
 
 def _silence_output():
@@ -232,33 +325,6 @@ def _silence_output():
     os.dup2(null, 1)
     os.dup2(null, 2)
     warnings.simplefilter("ignore")
-
-
-def _compile_plan(plan, others, read_fd, write_fd):
-    """Compile ``plan`` in order, each after its callees from ``others``."""
-    done = set()
-    pending = b""
-    for kernel in plan:
-        needed = [c for c in kernel.callees if c in others]
-        while read_fd is not None and not all(c in done for c in needed):
-            chunk = os.read(read_fd, 4096)
-            if not chunk:  # the other process ended: compile what is missing
-                read_fd = None
-                break
-            *names, pending = (pending + chunk).split(b"\n")
-            done.update(n.decode() for n in names)
-        t0 = time.perf_counter()
-        try:
-            kernel.compile()
-        except Exception:  # noqa: BLE001, S110 (numba compiles it on demand)
-            pass
-        if _LOG:
-            with open(_LOG, "a") as f:
-                f.write(f"{os.getpid()} {t0:.3f} {time.perf_counter() - t0:.3f} {kernel.name}\n")
-        try:
-            os.write(write_fd, kernel.name.encode() + b"\n")
-        except OSError:  # the other process is gone
-            pass
 
 
 def record(fit):

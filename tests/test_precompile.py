@@ -1,6 +1,7 @@
 """Compiling a learner's kernels on two cores (rulebook._precompile).
 
-The schedule is checked on random call graphs; the manifest against the
+The dynamic schedule is checked on random call graphs (two processes
+compiling kernels that sleep); the manifest against the
 kernels that exist; the forked compile end to end in fresh interpreters
 with an empty numba cache (the greedy learner: its kernels compile in a
 few seconds; with RULEBOOK_SLOW_TESTS=1, every learner).
@@ -11,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from numba.core.registry import CPUDispatcher
 
 from rulebook import _precompile
 from rulebook._kernel_manifest import KERNELS
-from rulebook._precompile import Kernel, schedule
+from rulebook._precompile import Kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,31 +47,78 @@ def _critical_path(kernels):
     return max(finish.values())
 
 
-@given(call_graphs(), st.integers(1, 3))
+@given(call_graphs())
 @settings(max_examples=200, deadline=None)
-def test_schedule_assigns_every_kernel_once_callees_first(kernels, n_processes):
-    plans, finish = schedule(kernels, n_processes)
-    assert len(plans) == n_processes
-    names = [k.name for plan in plans for k in plan]
-    assert sorted(names) == sorted(k.name for k in kernels)
-    for plan in plans:
-        position = {k.name: i for i, k in enumerate(plan)}
-        for k in plan:  # a callee in the same process comes before its caller
-            assert all(position[c] < position[k.name] for c in k.callees if c in position)
-    total = sum(k.cost for k in kernels)
-    # No schedule beats the longest chain of calls or the work per process;
-    # a list schedule keeps some process busy until it ends.
-    assert finish >= max(_critical_path(kernels), total / n_processes) - 1e-9
-    assert finish <= total + 1e-9
-
-
-def test_schedule_on_one_process_is_the_manifest_order():
-    kernels = _precompile.kernels("optimal")
-    plans, finish = schedule(kernels, 1)
-    position = {k.name: i for i, k in enumerate(plans[0])}
+def test_a_callee_ranks_above_each_of_its_callers(kernels):
+    rank = _precompile.priorities(kernels)
     for k in kernels:
-        assert all(position[c] < position[k.name] for c in k.callees)
-    assert finish == pytest.approx(sum(k.cost for k in kernels))
+        assert rank[k.name] >= k.cost
+        assert all(rank[c] > rank[k.name] for c in k.callees)
+    # The highest rank is the costliest chain of calls.
+    assert max(rank.values()) == pytest.approx(_critical_path(kernels))
+
+
+class _LoggedKernel(Kernel):
+    """A kernel whose compiling sleeps and is logged (process, name, start, end)."""
+
+    log = None
+    dies_in_child = ()
+
+    def compile(self):
+        if self.name in self.dies_in_child and os.getpid() != self.parent:
+            os._exit(3)
+        start = time.monotonic()
+        time.sleep(self.cost / 1000)
+        with open(self.log, "a") as f:
+            f.write(f"{os.getpid()} {self.name} {start} {time.monotonic()}\n")
+
+
+def _logged(kernels, log, dies_in_child=()):
+    for k in kernels:
+        k.__class__ = _LoggedKernel
+        k.log, k.dies_in_child, k.parent = log, dies_in_child, os.getpid()
+    rank = _precompile.priorities(kernels)
+    return sorted(kernels, key=lambda k: -rank[k.name])
+
+
+def _read(log):
+    with open(log) as f:
+        return [(int(p), name, float(a), float(b)) for p, name, a, b in map(str.split, f)]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+@given(call_graphs())
+@settings(max_examples=25, deadline=None)
+def test_two_processes_compile_every_kernel_once_after_its_callees(kernels):
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "log")
+        _precompile._run_forked(_logged(kernels, log))
+        records = _read(log)
+    names = [name for _, name, _, _ in records]
+    assert sorted(names) == sorted(k.name for k in kernels)
+    started = {name: a for _, name, a, _ in records}
+    ended = {name: b for _, name, _, b in records}
+    for k in kernels:
+        assert all(ended[c] <= started[k.name] for c in k.callees)
+    here = {name for p, name, _, _ in records if p == os.getpid()}
+    assert set(_precompile.compiled_here) == here
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+def test_a_child_that_dies_leaves_its_kernels_to_numba_and_nothing_waits():
+    # The child dies at its first claim, the kernel k1 waits for may be
+    # that one: the fitting process must return, not wait for it.
+    kernels = [Kernel("m:k0", 50.0, [], ()), Kernel("m:k1", 1.0, ["m:k0"], ()),
+               Kernel("m:k2", 50.0, [], ())]
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "log")
+        started = time.monotonic()
+        _precompile._run_forked(_logged(kernels, log, dies_in_child={"m:k0", "m:k1", "m:k2"}))
+        assert time.monotonic() - started < 30
+        records = _read(log) if os.path.exists(log) else []
+    assert records and all(p == os.getpid() for p, _, _, _ in records)
+    names = {name for _, name, _, _ in records}
+    assert "m:k1" not in names or "m:k0" in names
 
 
 @pytest.mark.parametrize("key", sorted(KERNELS))
@@ -119,7 +168,7 @@ def counted_fork():
 os.fork = counted_fork
 X, y = load_titanic()
 RuleBoostingClassifier(n_rules=3, learner=sys.argv[1], verbose=0).fit(X, y)
-share = [k.dispatcher() for k in _precompile.schedule(_precompile.kernels(sys.argv[1]))[0][0]]
+share = [k.dispatcher() for k in _precompile.kernels(sys.argv[1]) if k.name in _precompile.compiled_here]
 again = sorted({d.py_func.__name__ for d in compiled if not any(d is s for s in share)})
 try:
     os.waitpid(-1, os.WNOHANG)
@@ -256,7 +305,6 @@ def test_a_failing_fork_leaves_the_compiling_to_numba(monkeypatch):
         raise BlockingIOError(11, "Resource temporarily unavailable")
     open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     monkeypatch.setattr(os, "fork", no_fork)
-    kernels = _precompile.kernels("greedy")
-    _precompile._run_forked(kernels[:1], kernels[1:])  # returns; nothing raised
+    _precompile._run_forked(_precompile.kernels("greedy"))  # returns; nothing raised
     if open_fds is not None:
-        assert len(os.listdir("/proc/self/fd")) == open_fds  # the pipes are closed
+        assert len(os.listdir("/proc/self/fd")) == open_fds  # the lock file is closed
