@@ -448,20 +448,20 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 # are never read.
                 last = feature if depth > 0 else 0
                 if parent >= 0 and n_removed < n_kept:
-                    build_channel_histograms_serial(X_binned[:, last:], removed[:n_removed], W,
-                                                    tmp_hist[last:])
+                    build_channel_histograms_serial(X_binned, removed[:n_removed], W, last,
+                                                    tmp_hist)
                     parent_hist = hist_pool[parent * hsize:(parent + 1) * hsize].reshape(
                         (n_features, width, W.shape[1]))
                     _subtract(parent_hist, tmp_hist, last, hist)
                 else:
-                    build_channel_histograms_serial(X_binned[:, last:], kept[:n_kept], W, hist[last:])
+                    build_channel_histograms_serial(X_binned, kept[:n_kept], W, last, hist)
                 # Strict sub-extents have fewer rows (the N channel: an atom
                 # counts its rows) than the node.
                 n_rows = 0.0
                 for i in range(n_kept):
                     n_rows += W[kept[i], N]
-                scan_all_serial(hist[last:], n_bins[last:], is_nominal[last:], code, n_total,
-                                reg_lambda, epsilon, n_rows, values[last:])
+                scan_all_serial(hist, n_bins, is_nominal, last, code, n_total, reg_lambda,
+                                epsilon, n_rows, values)
                 # At the length limit only the last column may be refined
                 # further (tail augmentation keeps columns in order, so the
                 # node's other columns lie before it).

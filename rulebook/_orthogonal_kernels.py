@@ -77,13 +77,15 @@ def _value(code, sums, n_total, reg_lambda, epsilon):
     return _objective(code, sums[G], sums[H], sums[C], n_total, reg_lambda)
 
 
-def _build_channel_histograms(X_binned, rows, W, hist):
+def _build_channel_histograms(X_binned, rows, W, first, hist):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp; W (n, K') float64
-    #     C-order channels
-    # OUT: hist (d, n_bins_max + 1, K') float64, overwritten
+    #     C-order channels; first int: features before it are skipped (the
+    #     branch and bound's tail augmentation; an index, not a slice of
+    #     the arrays, which costs compile time in its caller)
+    # OUT: hist (d, n_bins_max + 1, K') float64, overwritten from feature first
     n_features = X_binned.shape[1]
     n_channels = W.shape[1]
-    for j in prange(n_features):
+    for j in prange(first, n_features):
         for b in range(hist.shape[1]):
             for k in range(n_channels):
                 hist[j, b, k] = 0.0
@@ -95,16 +97,18 @@ def _build_channel_histograms(X_binned, rows, W, hist):
                 hist[j, b, k] += W[r, k]
 
 
-def _scan_all(hist, n_bins, is_nominal, code, n_total, reg_lambda, epsilon, max_count, out):
-    # IN: hist (d, B, K'); n_bins (d,) int64; is_nominal (d,) bool; code int;
+def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilon, max_count,
+              out):
+    # IN: hist (d, B, K'); n_bins (d,) int64; is_nominal (d,) bool; first
+    #     int: features before it are skipped (as in _build_channel_histograms); code int;
     #     n_total, reg_lambda, epsilon float; max_count float: a candidate
     #     must cover at least one and fewer than max_count rows.
     # OUT: out (d, 2 * B) float64: out[j, p] is the objective of feature j's
     #      p-th proposition in the enumeration order of _search_kernels
     #      (see decode), -inf where there is none or it is not a strict,
-    #      non-empty sub-extent.
+    #      non-empty sub-extent; rows before ``first`` are left as they are.
     n_features, _, n_channels = hist.shape
-    for j in prange(n_features):
+    for j in prange(first, n_features):
         # Element loops, not array expressions: the same sums, and far less
         # to compile on a user's first fit.
         for p in range(out.shape[1]):

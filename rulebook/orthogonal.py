@@ -180,7 +180,7 @@ class ChannelProblem:
         parallel = len(rows) * X.shape[1] * self.W.shape[1] >= PARALLEL_MIN_WORK
         build = (kernels.build_channel_histograms_parallel if parallel
                  else kernels.build_channel_histograms_serial)
-        build(X, rows, self.W, hist)
+        build(X, rows, self.W, 0, hist)
         return hist
 
     def child_histograms(self, parent_hist, kept, removed):
@@ -200,7 +200,7 @@ class ChannelProblem:
         out = np.empty((d, 2 * width))
         parallel = d * width * hist.shape[2] >= PARALLEL_MIN_WORK
         scan = kernels.scan_all_parallel if parallel else kernels.scan_all_serial
-        scan(hist, self.base.n_bins, self.base.is_nominal, self.code, self.base.n_total,
+        scan(hist, self.base.n_bins, self.base.is_nominal, 0, self.code, self.base.n_total,
              float(self.base.reg_lambda), self.epsilon, float(n_rows), out)
         return self._snap(out)
 

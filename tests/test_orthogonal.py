@@ -156,15 +156,38 @@ def test_serial_and_parallel_kernels_agree():
     W = np.ascontiguousarray(rng.normal(size=(n, 7)))
     rows = np.arange(n)
     a, b = np.empty((d, 21, 7)), np.empty((d, 21, 7))
-    kernels.build_channel_histograms_serial(X, rows, W, a)
-    kernels.build_channel_histograms_parallel(X, rows, W, b)
+    kernels.build_channel_histograms_serial(X, rows, W, 0, a)
+    kernels.build_channel_histograms_parallel(X, rows, W, 0, b)
     np.testing.assert_array_equal(a, b)
     n_bins, nominal = np.full(d, 20, np.int64), np.array([False, True] * 3)
     a[:, :, 3] = np.abs(a[:, :, 3])
     out_a, out_b = np.empty((d, 42)), np.empty((d, 42))
-    kernels.scan_all_serial(a, n_bins, nominal, 3, 1.0, 0.0, 1e-3, float(n), out_a)
-    kernels.scan_all_parallel(a, n_bins, nominal, 3, 1.0, 0.0, 1e-3, float(n), out_b)
+    kernels.scan_all_serial(a, n_bins, nominal, 0, 3, 1.0, 0.0, 1e-3, float(n), out_a)
+    kernels.scan_all_parallel(a, n_bins, nominal, 0, 3, 1.0, 0.0, 1e-3, float(n), out_b)
     np.testing.assert_array_equal(out_a, out_b)
+
+
+@pytest.mark.parametrize("first", [0, 2, 5, 6])
+def test_kernels_from_a_first_feature_equal_them_on_the_sliced_arrays(first):
+    # The branch and bound passes ``first`` (tail augmentation) instead of
+    # slicing; the features before it keep what was there.
+    rng = np.random.default_rng(first)
+    n, d = 500, 6
+    X = np.asfortranarray(rng.integers(0, 20, size=(n, d)).astype(np.uint16))
+    W = np.ascontiguousarray(rng.normal(size=(n, 7)))
+    W[:, 3] = 1.0
+    rows = np.sort(rng.choice(n, 300, replace=False))
+    got, sliced = np.full((d, 21, 7), 7.5), np.full((d, 21, 7), 7.5)
+    kernels.build_channel_histograms_serial(X, rows, W, first, got)
+    kernels.build_channel_histograms_serial(np.asfortranarray(X[:, first:]), rows, W, 0,
+                                            sliced[first:])
+    np.testing.assert_array_equal(got, sliced)
+    n_bins, nominal = np.full(d, 20, np.int64), np.array([False, True] * 3)
+    out, out_sliced = np.full((d, 42), 7.5), np.full((d, 42), 7.5)
+    kernels.scan_all_serial(got, n_bins, nominal, first, 3, 1.0, 0.0, 1e-3, 300.0, out)
+    kernels.scan_all_serial(np.ascontiguousarray(got[first:]), n_bins[first:], nominal[first:], 0, 3,
+                            1.0, 0.0, 1e-3, 300.0, out_sliced[first:])
+    np.testing.assert_array_equal(out, out_sliced)
 
 
 # -- searches ----------------------------------------------------------------
