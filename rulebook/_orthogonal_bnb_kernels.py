@@ -100,12 +100,21 @@ def _grown(size, needed, cap):
     return size if needed <= size else max(needed, min(2 * size, cap))
 
 
-def _pool_cap(max_nodes, per_node):
-    # Elements of a per-node pool at the node budget (no overflow: a huge
-    # budget means no cap).
-    if max_nodes > _UNLIMITED // max(per_node, 1):
-        return _UNLIMITED
-    return max_nodes * per_node
+def _grow_hists(pool, needed, cap):
+    # As _grow, for the pool of histograms (expansions, d, width, K'): one
+    # 4-d array, so that an expansion's histograms are pool[e], not a
+    # reshaped slice of a flat pool (each reshape costs the kernel compile
+    # time).
+    if needed <= pool.shape[0]:
+        return pool
+    _, d, width, k = pool.shape
+    bigger = np.empty((_grown(pool.shape[0], needed, cap), d, width, k))
+    for e in range(pool.shape[0]):
+        for j in range(d):
+            for b in range(width):
+                for c in range(k):
+                    bigger[e, j, b, c] = pool[e, j, b, c]
+    return bigger
 
 
 def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max, heap_size,
@@ -114,7 +123,7 @@ def _next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
     # its rows at most the root's m, its refinements at most n_ref_max; the
     # table of seen extents as it is (it grows at pops, ``_next_pop_bytes``).
     total = _grown(ei.shape[0], n_exp + 1, max_nodes) * (11 * 8 + 8)  # ei row and bound
-    total += _grown(hist_pool.shape[0], (n_exp + 1) * hsize, _pool_cap(max_nodes, hsize)) * 8
+    total += _grown(hist_pool.shape[0], n_exp + 1, max_nodes) * hsize * 8
     total += _grown(row_pool.shape[0], n_rows_used + m, _UNLIMITED) * 8
     # order and value
     total += _grown(order_pool.shape[0], n_order_used + n_ref_max, _UNLIMITED) * 16
@@ -126,7 +135,7 @@ def _next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, heap
     # Bytes of the pools once a popped child is recorded as seen: one more
     # entry, and one more key, which doubles the table at half load
     # (``_dominated``).
-    total = ei.shape[0] * (11 * 8 + 8) + hist_pool.shape[0] * 8 + row_pool.shape[0] * 8
+    total = ei.shape[0] * (11 * 8 + 8) + hist_pool.size * 8 + row_pool.shape[0] * 8
     total += order_pool.shape[0] * 16 + heap.shape[0] * 8
     slots = table.shape[0] * (2 if 2 * (n_keys + 1) > table.shape[0] else 1)
     return total + _grown(entries.shape[0], n_entries + 1, _UNLIMITED) * 24 + slots * 16
@@ -405,7 +414,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     m = rows.shape[0]
     ei = np.zeros((64, 11), np.int64)
     bounds = np.empty(64)
-    row_pool, hist_pool = np.empty(4 * m, np.int64), np.empty(4 * hsize)
+    row_pool = np.empty(4 * m, np.int64)
+    hist_pool = np.empty((4, n_features, width, W.shape[1]))
     order_pool, value_pool = np.empty(256, np.int64), np.empty(256)
     heap = np.empty(HEAP_FIELDS * 64)
     table = _empty_table(1024)
@@ -441,8 +451,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 n_exp += 1
                 ei = _grow_table(ei, n_exp, max_nodes)
                 bounds = _grow(bounds, n_exp, max_nodes)
-                hist_pool = _grow(hist_pool, n_exp * hsize, _pool_cap(max_nodes, hsize))
-                hist = hist_pool[e * hsize:(e + 1) * hsize].reshape((n_features, width, W.shape[1]))
+                hist_pool = _grow_hists(hist_pool, n_exp, max_nodes)
+                hist = hist_pool[e]
                 # Tail augmentation: this node and its descendants refine
                 # only on features >= its last one; the others' histograms
                 # are never read.
@@ -450,9 +460,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 if parent >= 0 and n_removed < n_kept:
                     build_channel_histograms_serial(X_binned, removed[:n_removed], W, last,
                                                     tmp_hist)
-                    parent_hist = hist_pool[parent * hsize:(parent + 1) * hsize].reshape(
-                        (n_features, width, W.shape[1]))
-                    _subtract(parent_hist, tmp_hist, last, hist)
+                    _subtract(hist_pool[parent], tmp_hist, last, hist)
                 else:
                     build_channel_histograms_serial(X_binned, kept[:n_kept], W, last, hist)
                 # Strict sub-extents have fewer rows (the N channel: an atom
@@ -548,7 +556,7 @@ _snap = jit_helper(_snap)
 _copy = jit_helper(_copy)
 _grow = jit_helper(_grow)
 _grown = jit_helper(_grown)
-_pool_cap = jit_helper(_pool_cap)
+_grow_hists = jit_helper(_grow_hists)
 _next_expansion_bytes = jit_helper(_next_expansion_bytes)
 _next_pop_bytes = jit_helper(_next_pop_bytes)
 _grow_table = jit_helper(_grow_table)

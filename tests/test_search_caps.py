@@ -205,10 +205,11 @@ def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used
                                       heap_size, n_entries, caps, log_slots, max_nodes):
     """The compiled projections against growing real arrays with ``_grow``
     and a table with ``_rehash``."""
-    node_cap, hist_cap = max_nodes, obnb._pool_cap(max_nodes, hsize)
+    node_cap = max_nodes
     unlimited = obnb._UNLIMITED
     ei, hist_pool, row_pool, order_pool, heap, entries = (
-        np.empty((caps[0], 11), np.int64), np.empty(caps[1]), np.empty(caps[2], np.int64),
+        np.empty((caps[0], 11), np.int64), np.empty((1 + caps[1] % 64, 1, 1, hsize)),
+        np.empty(caps[2], np.int64),
         np.empty(caps[3], np.int64), np.empty(obnb.HEAP_FIELDS * caps[4]),
         np.empty((caps[5], 3), np.int64))
     slots = obnb._empty_table(1 << log_slots)
@@ -217,7 +218,7 @@ def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used
                                      heap_size, ei, hist_pool, row_pool, order_pool, heap, slots,
                                      entries, max_nodes)
     expected = (obnb._grow_table(ei, n_exp + 1, node_cap).shape[0] * 96
-                + obnb._grow(hist_pool, (n_exp + 1) * hsize, hist_cap).nbytes
+                + obnb._grow_hists(hist_pool, n_exp + 1, node_cap).nbytes
                 + obnb._grow(row_pool, n_rows_used + m, unlimited).nbytes
                 + 2 * obnb._grow(order_pool, n_order_used + n_ref_max, unlimited).nbytes
                 + obnb._grow(heap, obnb.HEAP_FIELDS * (heap_size + 1), unlimited).nbytes
@@ -250,10 +251,12 @@ def test_pools_grow_by_doubling_up_to_their_cap(size, needed, cap, expected):
     assert table.shape == (expected, 2)
 
 
-def test_pool_cap_is_the_node_budget_and_never_overflows():
-    assert obnb._pool_cap(300, 1000) == 300_000
-    assert obnb._pool_cap(obnb._UNLIMITED, 1000) == obnb._UNLIMITED
-    assert obnb._pool_cap(2**62, 4) == obnb._UNLIMITED
+@pytest.mark.parametrize("size, needed, cap, expected", [(3, 2, 10, 3), (3, 4, 5, 5), (3, 4, 100, 6)])
+def test_the_histogram_pool_grows_by_expansions_and_keeps_them(size, needed, cap, expected):
+    pool = np.random.default_rng(0).normal(size=(size, 2, 3, 4))
+    bigger = obnb._grow_hists(pool, needed, cap)
+    assert bigger.shape == (expected, 2, 3, 4)
+    np.testing.assert_array_equal(bigger[:size], pool)
 
 
 def test_orthogonal_learner_reports_the_memory_stop():
