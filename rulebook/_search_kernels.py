@@ -168,14 +168,39 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
     #      -1 when rows outside the extent remain after max_chosen.
     # Among the candidates implied by the extent, repeatedly take the one
     # that keeps the fewest rows outside the extent (the first on ties).
-    implied = np.ones(candidates.shape[0], np.bool_)
+    # Whether a row satisfies a proposition depends only on its bin, so
+    # both questions are answered from per-bin row counts of the features
+    # the candidates use: O(rows x features + candidates x bins) per step,
+    # not O(rows x candidates) (bench_scale.py: this shortening was two
+    # thirds of the greedy learner's fit at 10^5 rows).
+    n_features = X_binned.shape[1]
+    width = 1
+    for f in range(n_features):
+        width = max(width, n_bins[f] + 1)
+    used = np.zeros(n_features, np.bool_)
+    for i in range(candidates.shape[0]):
+        used[feature[candidates[i]]] = True
+    counts = np.zeros((n_features, width), np.int64)
+    for f in range(n_features):
+        if used[f]:
+            column = X_binned[:, f]
+            for r in rows:
+                if inside[r]:
+                    counts[f, column[r]] += 1
+    # Implied: no row of the extent is in a bin the proposition excludes.
+    implied = np.zeros(candidates.shape[0], np.bool_)
+    for f in range(n_features):
+        used[f] = False
     for i in range(candidates.shape[0]):
         p = candidates[i]
-        column, missing = X_binned[:, feature[p]], n_bins[feature[p]]
-        for r in rows:
-            if inside[r] and not _satisfies(column[r], op[p], bin_[p], missing):
+        f = feature[p]
+        implied[i] = True
+        for b in range(n_bins[f] + 1):
+            if counts[f, b] > 0 and not _satisfies(b, op[p], bin_[p], n_bins[f]):
                 implied[i] = False
                 break
+        if implied[i]:
+            used[f] = True
     outside = np.empty(rows.shape[0], rows.dtype)
     n_out = 0
     for r in rows:
@@ -184,14 +209,22 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
             n_out += 1
     k = 0
     while n_out > 0 and k < max_chosen:
+        for f in range(n_features):  # per-bin counts of the rows still outside
+            if used[f]:
+                column = X_binned[:, f]
+                for b in range(width):
+                    counts[f, b] = 0
+                for j in range(n_out):
+                    counts[f, column[outside[j]]] += 1
         best, best_count = -1, n_out + 1
         for i in range(candidates.shape[0]):
             if implied[i]:
                 p = candidates[i]
-                column, missing = X_binned[:, feature[p]], n_bins[feature[p]]
+                f = feature[p]
                 count = 0
-                for j in range(n_out):
-                    count += _satisfies(column[outside[j]], op[p], bin_[p], missing)
+                for b in range(n_bins[f] + 1):
+                    if _satisfies(b, op[p], bin_[p], n_bins[f]):
+                        count += counts[f, b]
                 if count < best_count:
                     best, best_count = p, count
         if best < 0:
