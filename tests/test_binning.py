@@ -419,3 +419,35 @@ def test_sorted_with_weights_drops_equal_weights():
     values, weights = _sorted_with_weights(present, np.array([1.0, 2.0, 3.0, 4.0]))
     np.testing.assert_array_equal(values, [1.0, 1.0, 2.0, 3.0])
     np.testing.assert_array_equal(weights, [2.0, 4.0, 3.0, 1.0])
+
+
+# --- the compiled binning kernel against numpy.searchsorted -----------------
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(st.floats(-1e3, 1e3), st.sampled_from([0.0, 1.0, 2.5, np.nan])),
+                       min_size=0, max_size=60),
+       thresholds=st.lists(st.one_of(st.floats(-1e3, 1e3), st.sampled_from([0.0, 1.0, 2.5])),
+                           min_size=0, max_size=20, unique=True))
+def test_bin_values_is_searchsorted_with_nan_in_the_missing_bin(values, thresholds):
+    from rulebook import _binning_kernels as kernels
+
+    values = np.array(values, np.float64)
+    thresholds = np.sort(np.array(thresholds, np.float64))
+    expected = np.searchsorted(thresholds, values, side="left")
+    expected[np.isnan(values)] = len(thresholds) + 1
+    for kernel in (kernels.bin_values_serial, kernels.bin_values_parallel):
+        out = np.full(len(values), 9999, np.uint16)
+        kernel(values, thresholds, out)
+        np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(kernels.bin_values(values, thresholds), expected)
+
+
+def test_bin_values_takes_a_strided_column_and_many_rows():
+    from rulebook import _binning_kernels as kernels
+
+    block = np.random.default_rng(0).normal(size=(kernels.PARALLEL_MIN_ROWS + 3, 2))
+    block[::7, 1] = np.nan
+    thresholds = np.quantile(block[:, 0], np.linspace(0, 1, 256)[1:-1])
+    expected = np.searchsorted(thresholds, block[:, 1], side="left")
+    expected[np.isnan(block[:, 1])] = len(thresholds) + 1
+    np.testing.assert_array_equal(kernels.bin_values(block[:, 1], thresholds), expected)
