@@ -6,40 +6,45 @@ recording machine, the kernels it calls, argument types per signature),
 callees first.
 """
 
-KERNELS = {'greedy': (('rulebook.objectives:_objective',
-             0.2,
+KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
+             0.65,
+             (),
+             ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+              "aligned=True), Array(uint16, 1, 'C', False, aligned=True))",)),
+            ('rulebook.objectives:_objective',
+             0.11,
              (),
              ('(int64, float64, float64, float64, float64, float64)',)),
             ('rulebook._search_kernels:build_histograms_serial',
-             0.53,
+             0.31,
              (),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, "
               "3, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:scan_histograms_serial',
-             1.39,
+             1.17,
              ('rulebook.objectives:_objective',),
              ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', False, "
               "aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               'False, aligned=True))',)),
-            ('rulebook._search_kernels:_satisfies', 0.1, (), ('(uint16, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:split_rows',
-             0.33,
+             0.21,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:filter_rows',
-             0.29,
+             0.21,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:greedy_cover',
-             1.5,
+             1.76,
              ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', True, "
@@ -47,105 +52,110 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               "True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:redundant',
-             0.48,
+             0.31,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
- 'optimal': (('rulebook.objectives:_objective',
-              0.2,
+ 'optimal': (('rulebook._binning_kernels:bin_values_serial',
+              0.64,
+              (),
+              ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+               "aligned=True), Array(uint16, 1, 'C', False, aligned=True))",)),
+             ('rulebook.objectives:_objective',
+              0.15,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.47,
+              0.31,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, "
                "3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              1.01,
+              1.18,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.1, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.33,
+              0.22,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.46,
+              0.28,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.71,
+              0.48,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._pair_kernels:column_sums',
-              0.26,
+              0.27,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.28,
+              0.33,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.03, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.04, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:best_interval',
-              0.87,
+              1.26,
               ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.11,
+              0.2,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.18,
+              0.26,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.17,
+              0.28,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.71,
+              0.82,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.18,
+              0.27,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.47,
+              1.07,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              0.7,
+              0.61,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
@@ -154,30 +164,30 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.21,
+              0.25,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:_members_c',
-              0.08,
+              0.1,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.12,
+              0.15,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_split',
-              0.34,
+              0.59,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              1.39,
+              2.69,
               ('rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
@@ -193,13 +203,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
                "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.19,
+              0.2,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:greedy_cover',
-              1.29,
+              2.3,
               ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -207,132 +217,137 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:redundant',
-              0.33,
+              0.51,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                "Array(bool, 1, 'C', False, aligned=True))",))),
- 'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
-                 0.09,
+ 'orthogonal': (('rulebook._binning_kernels:bin_values_serial',
+                 0.71,
+                 (),
+                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+                  "aligned=True), Array(uint16, 1, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_kernels:_orthogonal_value',
+                 0.12,
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.1,
+                 0.16,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.25,
+                 0.26,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.24, (), ('(int64,)',)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.23, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
                  0.12,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.45,
+                 0.18,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_grown', 0.16, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.39,
+                 0.36,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
-                 0.33,
+                 0.19,
                  ('rulebook._orthogonal_bnb_kernels:_empty_table',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.63,
+                 0.45,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.22,
+                 0.18,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
                   "(Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', "
                   'False, aligned=True), int64)')),
                 ('rulebook._orthogonal_kernels:prefix_values',
-                 0.74,
+                 0.54,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), float64, Array(float64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_snap',
-                 0.08,
+                 0.05,
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.7,
+                 0.53,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:prefix_values'),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True), float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.55,
+                 0.37,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
                 ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.38,
+                 0.26,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.46,
+                 0.53,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
                   "Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.23,
+                 0.21,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 1.46,
+                 0.96,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
                   "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.86,
+                 0.73,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_refinement_order',
-                 0.47,
+                 0.37,
                  ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
                   'rulebook._orthogonal_bnb_kernels:_snap'),
                  ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.19,
+                 0.15,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
-                 0.16,
+                 0.15,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.17,
+                 0.16,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.15,
+                 0.19,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
                   "aligned=True), Array(float64, 4, 'C', False, aligned=True), Array(int64, 1, "
@@ -340,23 +355,23 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(float64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_pop',
-                 0.25,
+                 0.26,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_decode', 0.1, (), ('(int64, int64, bool)',)),
+                ('rulebook._orthogonal_bnb_kernels:_decode', 0.06, (), ('(int64, int64, bool)',)),
                 ('rulebook._search_kernels:_satisfies',
-                 0.16,
+                 0.12,
                  (),
                  ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:split_rows',
-                 0.3,
+                 0.56,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.1,
+                 0.14,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 4, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
@@ -364,12 +379,12 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.2,
+                 0.23,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 6.86,
+                 6.81,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_decode',
@@ -396,13 +411,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   'int64)',)),
                 ('rulebook._search_kernels:filter_rows',
-                 0.2,
+                 0.25,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:greedy_cover',
-                 1.43,
+                 1.41,
                  ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -411,7 +426,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(int64, 1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:redundant',
-                 0.35,
+                 0.37,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "

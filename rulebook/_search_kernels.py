@@ -196,7 +196,7 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
         f = feature[p]
         implied[i] = True
         for b in range(n_bins[f] + 1):
-            if counts[f, b] > 0 and not _satisfies(b, op[p], bin_[p], n_bins[f]):
+            if counts[f, b] > 0 and not _satisfies(np.uint16(b), op[p], bin_[p], n_bins[f]):
                 implied[i] = False
                 break
         if implied[i]:
@@ -223,7 +223,7 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
                 f = feature[p]
                 count = 0
                 for b in range(n_bins[f] + 1):
-                    if _satisfies(b, op[p], bin_[p], n_bins[f]):
+                    if _satisfies(np.uint16(b), op[p], bin_[p], n_bins[f]):
                         count += counts[f, b]
                 if count < best_count:
                     best, best_count = p, count
