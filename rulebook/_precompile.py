@@ -40,6 +40,7 @@ import time
 import warnings
 
 from . import _config
+from ._progress import check_interrupt
 
 ENABLED = os.environ.get("RULEBOOK_PRECOMPILE", "1") != "0"
 
@@ -313,6 +314,9 @@ def _compile_claimed(by_priority, table, other_alive):
             pass
         table.done(i)
         compiled.append(kernel.name)
+        # A Ctrl-C during numba's code generation is raised in a ctypes
+        # callback, which drops it: it stops the fit here instead.
+        check_interrupt()
         if _LOG:
             with open(_LOG, "a") as f:
                 f.write(f"{os.getpid()} {t0:.3f} {time.perf_counter() - t0:.3f} {kernel.name}\n")

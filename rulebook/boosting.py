@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._progress import reporting, set_status
+from ._progress import check_interrupt, reporting, set_status
 from .corrective import corrective_weights
 from .objectives import search_code
 from .rules import Query, Rule
@@ -85,6 +85,7 @@ def fit_boosting(setup):
                        _model_stats(intercept, [], update))]
     rules = []
     for t in range(1, setup.n_rules + 1):
+        check_interrupt()  # a Ctrl-C swallowed by a callback (_progress.interrupts_kept)
         start = time.perf_counter()
         g, h = loss.gradient_hessian(y, raw, weights)
         if t == 1:

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._fitted_views import _Explained, _Staged
 from ._predict import _column, column_values
-from ._progress import INTERRUPTED, is_interrupt, round_bar
+from ._progress import INTERRUPTED, interrupts_kept, is_interrupt, round_bar
 from ._validation import (
     NOMINAL,
     as_frame,
@@ -292,7 +292,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             fit are removed too, never mixed with this one's.
         """
         try:
-            return self._fit(X, y, sample_weight)
+            with interrupts_kept():
+                return self._fit(X, y, sample_weight)
         except (KeyboardInterrupt, SystemError) as error:
             # Ctrl-C / a kernel interrupt: no half-fitted estimator (the
             # attributes validate_data sets first would describe this X while

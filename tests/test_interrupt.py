@@ -263,3 +263,51 @@ def test_round_bar_shows_no_remaining_time():
         bar.close()
     assert "3/10 rounds" in line
     assert "<" not in line and "it/s" not in line
+
+
+# --- a Ctrl-C that a callback swallowed -------------------------------------
+
+@pytest.fixture
+def python_sigint_handler():
+    # Test workers may run with SIGINT ignored; a fit sees Python's handler.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _swallowed_ctrl_c():
+    # What a ctypes callback (llvmlite's, during numba's code generation)
+    # does with the KeyboardInterrupt the signal raises inside it.
+    try:
+        signal.raise_signal(signal.SIGINT)
+    except KeyboardInterrupt:
+        pass
+
+
+def test_a_swallowed_ctrl_c_is_raised_at_the_end_of_the_block(python_sigint_handler):
+    from rulebook._progress import interrupts_kept
+
+    with pytest.raises(KeyboardInterrupt), interrupts_kept():
+        _swallowed_ctrl_c()
+    with interrupts_kept():  # nothing left over for the next fit
+        pass
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_swallowed_ctrl_c_stops_the_fit_at_the_next_round(python_sigint_handler, monkeypatch):
+    X, y = make_noisy_parity(n_samples=300, random_state=0)
+    searched = []
+    search = rulebook.greedy.GreedyLearner.search
+
+    def swallowing_search(self, problem):
+        searched.append(1)
+        if len(searched) == 2:
+            _swallowed_ctrl_c()
+        return search(self, problem)
+
+    monkeypatch.setattr(rulebook.greedy.GreedyLearner, "search", swallowing_search)
+    model = RuleBoostingClassifier(n_rules=5, verbose=0)
+    with pytest.raises(KeyboardInterrupt, match=INTERRUPTED):
+        model.fit(X, y)
+    assert len(searched) == 2  # stopped before the third round's search
+    assert not hasattr(model, "ensemble_")
