@@ -5,7 +5,8 @@ work: 0.06-0.08 s per column of 10^6 rows on the 2-core test machine, most
 of the binning of a wide table (``benchmarks/bench_scale.py --profile``).
 One binary search is a chain of dependent loads; here the branch-free form
 (Khuong and Morin 2017) advances a block of searches a step at a time, so
-that the processor overlaps them, and blocks run on both cores.
+that the processor overlaps them, and blocks run on both cores. Columns
+shorter than ``COMPILED_MIN_ROWS`` keep numpy's search.
 
 References
 ----------
@@ -19,6 +20,11 @@ from numba import prange
 
 from ._config import jit, jit_parallel
 
+# Rows from which a column is binned by these kernels: below, numpy's
+# searchsorted costs at most a few hundredths of a second a column, less
+# than compiling a kernel at a user's first fit (most first fits are on
+# small tables; ``benchmarks/bench_greedy.py --compile-time-only``).
+COMPILED_MIN_ROWS = 100_000
 # Rows from which a column is binned by both cores (smaller ones serially:
 # thread start-up would cost more than it saves).
 PARALLEL_MIN_ROWS = 200_000
@@ -83,6 +89,10 @@ def bin_values(values, thresholds):
         ``k`` for a value in ``(thresholds[k - 1], thresholds[k]]``, ``t``
         above the last threshold, ``t + 1`` for NaN.
     """
+    if len(values) < COMPILED_MIN_ROWS:
+        codes = np.searchsorted(thresholds, values, side="left").astype(np.uint16)
+        codes[np.isnan(values)] = len(thresholds) + 1
+        return codes
     values = np.ascontiguousarray(values, dtype=np.float64)
     thresholds = np.ascontiguousarray(thresholds, dtype=np.float64)
     out = np.empty(values.shape[0], np.uint16)

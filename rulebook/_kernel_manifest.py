@@ -6,31 +6,26 @@ recording machine, the kernels it calls, argument types per signature),
 callees first.
 """
 
-KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
-             0.65,
-             (),
-             ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-              "aligned=True), Array(uint16, 1, 'C', False, aligned=True))",)),
-            ('rulebook.objectives:_objective',
-             0.11,
+KERNELS = {'greedy': (('rulebook.objectives:_objective',
+             0.12,
              (),
              ('(int64, float64, float64, float64, float64, float64)',)),
             ('rulebook._search_kernels:build_histograms_serial',
-             0.31,
+             0.33,
              (),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, "
               "3, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:scan_histograms_serial',
-             1.17,
+             1.29,
              ('rulebook.objectives:_objective',),
              ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', False, "
               "aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               'False, aligned=True))',)),
-            ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_satisfies', 0.07, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:split_rows',
              0.21,
              ('rulebook._search_kernels:_satisfies',),
@@ -38,13 +33,13 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:filter_rows',
-             0.21,
+             0.32,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:greedy_cover',
-             1.76,
+             2.11,
              ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', True, "
@@ -52,142 +47,137 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               "True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:redundant',
-             0.31,
+             0.35,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
- 'optimal': (('rulebook._binning_kernels:bin_values_serial',
-              0.64,
-              (),
-              ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-               "aligned=True), Array(uint16, 1, 'C', False, aligned=True))",)),
-             ('rulebook.objectives:_objective',
+ 'optimal': (('rulebook.objectives:_objective',
               0.15,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.31,
+              0.51,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, "
                "3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              1.18,
+              1.5,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.07, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.22,
+              0.2,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.28,
+              0.29,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.48,
+              0.49,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._pair_kernels:column_sums',
-              0.27,
+              0.21,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.33,
+              0.19,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.04, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.02, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:best_interval',
-              1.26,
+              0.89,
               ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.2,
+              0.14,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.26,
+              0.2,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.28,
+              0.21,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.82,
+              0.66,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.27,
+              0.26,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              1.07,
+              0.71,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              0.61,
+              1.27,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.06,
+              0.08,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.25,
+              0.33,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:_members_c',
-              0.1,
+              0.13,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.15,
+              0.18,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_split',
-              0.59,
+              0.53,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              2.69,
+              2.15,
               ('rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
@@ -203,13 +193,13 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
                "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.2,
+              0.21,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:greedy_cover',
-              2.3,
+              2.51,
               ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -217,123 +207,118 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:redundant',
-              0.51,
+              0.39,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                "Array(bool, 1, 'C', False, aligned=True))",))),
- 'orthogonal': (('rulebook._binning_kernels:bin_values_serial',
-                 0.71,
-                 (),
-                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(uint16, 1, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_kernels:_orthogonal_value',
-                 0.12,
+ 'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
+                 0.09,
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.16,
+                 0.11,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.26,
+                 0.18,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.23, (), ('(int64,)',)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.17, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
-                 0.12,
+                 0.08,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.18,
+                 0.29,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_grown', 0.16, (), ('(int64, int64, int64)',)),
+                ('rulebook._orthogonal_bnb_kernels:_grown', 0.1, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.36,
+                 0.25,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
-                 0.19,
+                 0.32,
                  ('rulebook._orthogonal_bnb_kernels:_empty_table',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.45,
+                 0.6,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.18,
+                 0.21,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
                   "(Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', "
                   'False, aligned=True), int64)')),
                 ('rulebook._orthogonal_kernels:prefix_values',
-                 0.54,
+                 0.69,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), float64, Array(float64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_snap',
-                 0.05,
+                 0.08,
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.53,
+                 0.69,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:prefix_values'),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True), float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.37,
+                 0.46,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
                 ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.26,
+                 0.41,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.53,
+                 0.52,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
                   "Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.21,
+                 0.24,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 0.96,
+                 1.49,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
                   "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.73,
+                 0.86,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_refinement_order',
-                 0.37,
+                 0.32,
                  ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
                   'rulebook._orthogonal_bnb_kernels:_snap'),
                  ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.15,
+                 0.22,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
@@ -341,13 +326,13 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.16,
+                 0.13,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.19,
+                 0.11,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
                   "aligned=True), Array(float64, 4, 'C', False, aligned=True), Array(int64, 1, "
@@ -355,23 +340,23 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                   "Array(float64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_pop',
-                 0.26,
+                 0.16,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_decode', 0.06, (), ('(int64, int64, bool)',)),
+                ('rulebook._orthogonal_bnb_kernels:_decode', 0.07, (), ('(int64, int64, bool)',)),
                 ('rulebook._search_kernels:_satisfies',
-                 0.12,
+                 0.11,
                  (),
                  ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:split_rows',
-                 0.56,
+                 0.21,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.14,
+                 0.09,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 4, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
@@ -379,12 +364,12 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.23,
+                 0.17,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 6.81,
+                 6.05,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_decode',
@@ -411,13 +396,13 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                   "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   'int64)',)),
                 ('rulebook._search_kernels:filter_rows',
-                 0.25,
+                 0.32,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:greedy_cover',
-                 1.41,
+                 2.46,
                  ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -426,7 +411,7 @@ KERNELS = {'greedy': (('rulebook._binning_kernels:bin_values_serial',
                   "Array(int64, 1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:redundant',
-                 0.37,
+                 0.33,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "

@@ -440,12 +440,15 @@ def test_bin_values_is_searchsorted_with_nan_in_the_missing_bin(values, threshol
         kernel(values, thresholds, out)
         np.testing.assert_array_equal(out, expected)
     np.testing.assert_array_equal(kernels.bin_values(values, thresholds), expected)
+    assert kernels.bin_values(values, thresholds).dtype == np.uint16
 
 
-def test_bin_values_takes_a_strided_column_and_many_rows():
+@pytest.mark.parametrize("n", ["compiled", "parallel"])
+def test_bin_values_takes_a_strided_column_and_many_rows(n):
     from rulebook import _binning_kernels as kernels
 
-    block = np.random.default_rng(0).normal(size=(kernels.PARALLEL_MIN_ROWS + 3, 2))
+    rows = {"compiled": kernels.COMPILED_MIN_ROWS, "parallel": kernels.PARALLEL_MIN_ROWS + 3}[n]
+    block = np.random.default_rng(0).normal(size=(rows, 2))
     block[::7, 1] = np.nan
     thresholds = np.quantile(block[:, 0], np.linspace(0, 1, 256)[1:-1])
     expected = np.searchsorted(thresholds, block[:, 1], side="left")
