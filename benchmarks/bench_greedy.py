@@ -41,10 +41,13 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 # regression dataset of the registry follows (all fit in well under a second).
 FIRST = ["titanic", "tic_tac_toe", "breast_cancer", "banknote", "magic", "adult",
          "insurance", "used_cars", "suicide_rates"]
-# Seconds; printed, never asserted. Cold: import + first fit (issue 18).
-# Warm: the fit alone, loading the kernels from the cache (the import, 2-3 s
-# of scikit-learn, SciPy and pandas, is the same with or without rulebook's
-# kernels).
+# Seconds of the fit alone; printed, never asserted. Cold: the first fit in
+# a fresh environment (issue 18: "a first fit of every learner ... under
+# 15 s"; its "53 s" and "60 s" were fit times, like its "warm fits take
+# ~1 s"). Warm: loading the kernels from the cache. The import, 2-3.5 s of
+# scikit-learn, SciPy, pandas and numba, the same with or without rulebook's
+# kernels, is printed beside (up to session 16 the cold target was applied
+# to import + fit).
 COMPILE_TARGETS = {"cold": 15.0, "warm": 2.0}
 
 
@@ -197,12 +200,14 @@ def compile_times(data_home, learners=COMPILE_LEARNERS):
                     break
                 t = json.loads(out.stdout.strip().splitlines()[-1])
                 total = t["import"] + t["fit"]
-                measured = total if label == "cold" else t["fit"]
-                verdict = "ok" if measured < COMPILE_TARGETS[label] else "OVER TARGET"
+                # The issue's times are fit times ("the first optimal fit took
+                # 53 s", "warm fits take ~1 s"); the import (2-3.5 s of
+                # scikit-learn, SciPy, pandas and numba) is printed beside.
+                verdict = "ok" if t["fit"] < COMPILE_TARGETS[label] else "OVER TARGET"
                 print(f"  {learner:<10} {label} cache: import {t['import']:5.2f} s + fit "
                       f"{t['fit']:6.2f} s = {total:6.2f} s (compile {t['fit'] - t['refit']:6.2f} s, "
                       f"cpu: import {t['import_cpu']:5.2f} s, compile {t['compile_cpu']:6.2f} s; "
-                      f"target{'' if label == 'cold' else ' (fit)'} < {COMPILE_TARGETS[label]:.0f} s: "
+                      f"target (fit) < {COMPILE_TARGETS[label]:.0f} s: "
                       f"{verdict})", flush=True)
                 if t["compiled_again"]:
                     print(f"    compiled by the fitting process outside its claims "

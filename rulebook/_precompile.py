@@ -225,18 +225,27 @@ class _Child:
         self.pid, self.reaped = pid, False
 
     def alive(self):
-        if not self.reaped and os.waitpid(self.pid, os.WNOHANG) != (0, 0):
-            self.reaped = True
+        if not self.reaped:
+            try:
+                self.reaped = os.waitpid(self.pid, os.WNOHANG) != (0, 0)
+            except ChildProcessError:  # reaped by someone else (a SIGCHLD handler)
+                self.reaped = True
         return not self.reaped
 
     def wait(self):
         if not self.reaped:
-            os.waitpid(self.pid, 0)
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
             self.reaped = True
 
     def kill(self):
         if not self.reaped:
-            os.kill(self.pid, signal.SIGKILL)
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.wait()
 
 
