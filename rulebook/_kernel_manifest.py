@@ -7,18 +7,18 @@ callees first.
 """
 
 KERNELS = {'greedy': (('rulebook.objectives:_objective',
-             0.12,
+             0.18,
              (),
              ('(int64, float64, float64, float64, float64, float64)',)),
             ('rulebook._search_kernels:build_histograms_serial',
-             0.33,
+             0.41,
              (),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-              "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, "
-              "3, 'C', False, aligned=True))",)),
+              "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
+              "Array(float64, 3, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:scan_histograms_serial',
-             1.29,
+             1.35,
              ('rulebook.objectives:_objective',),
              ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', False, "
@@ -27,19 +27,19 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               'False, aligned=True))',)),
             ('rulebook._search_kernels:_satisfies', 0.07, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:split_rows',
-             0.21,
+             0.24,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:filter_rows',
-             0.32,
+             0.22,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:greedy_cover',
-             2.11,
+             1.73,
              ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', True, "
@@ -47,7 +47,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               "True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:redundant',
-             0.35,
+             0.75,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
@@ -55,106 +55,106 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
  'optimal': (('rulebook.objectives:_objective',
-              0.15,
+              0.18,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.51,
+              0.65,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, "
-               "3, 'C', False, aligned=True))",)),
+               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
+               "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              1.5,
+              1.89,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.07, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.09, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.2,
+              0.3,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.29,
+              0.45,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.49,
+              0.73,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._pair_kernels:column_sums',
-              0.21,
+              0.29,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.19,
+              0.33,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.02, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.04, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:best_interval',
-              0.89,
+              1.18,
               ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.14,
+              0.21,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.2,
+              0.31,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.21,
+              0.3,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.66,
+              0.91,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.26,
+              0.29,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.71,
+              0.74,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              1.27,
+              1.37,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.08,
+              0.09,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.33,
+              0.36,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
@@ -171,13 +171,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_split',
-              0.53,
+              0.56,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              2.15,
+              2.34,
               ('rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
@@ -193,13 +193,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
                "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.21,
+              0.33,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:greedy_cover',
-              2.51,
+              2.39,
               ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -207,7 +207,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:redundant',
-              0.39,
+              0.33,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -215,55 +215,55 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                "Array(bool, 1, 'C', False, aligned=True))",))),
  'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
-                 0.09,
+                 0.15,
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.11,
+                 0.2,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.18,
+                 0.33,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.17, (), ('(int64,)',)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.27, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
-                 0.08,
+                 0.14,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.29,
+                 0.38,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_grown', 0.1, (), ('(int64, int64, int64)',)),
+                ('rulebook._orthogonal_bnb_kernels:_grown', 0.11, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
                  0.25,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
-                 0.32,
+                 0.22,
                  ('rulebook._orthogonal_bnb_kernels:_empty_table',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.6,
+                 0.62,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.21,
+                 0.19,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
                   "(Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', "
                   'False, aligned=True), int64)')),
                 ('rulebook._orthogonal_kernels:prefix_values',
-                 0.69,
+                 0.72,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), float64, Array(float64, 1, 'C', False, aligned=True))",)),
@@ -272,67 +272,67 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.69,
+                 0.6,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:prefix_values'),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True), float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.46,
+                 0.48,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
                 ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.41,
+                 0.36,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.52,
+                 0.51,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
                   "Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.24,
+                 0.26,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 1.49,
+                 1.31,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
                   "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.86,
+                 0.84,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_refinement_order',
-                 0.32,
+                 0.42,
                  ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
                   'rulebook._orthogonal_bnb_kernels:_snap'),
                  ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.22,
+                 0.19,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
-                 0.15,
+                 0.16,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.13,
+                 0.16,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.11,
+                 0.16,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
                   "aligned=True), Array(float64, 4, 'C', False, aligned=True), Array(int64, 1, "
@@ -340,23 +340,23 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(float64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_pop',
-                 0.16,
+                 0.22,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_decode', 0.07, (), ('(int64, int64, bool)',)),
+                ('rulebook._orthogonal_bnb_kernels:_decode', 0.09, (), ('(int64, int64, bool)',)),
                 ('rulebook._search_kernels:_satisfies',
-                 0.11,
+                 0.14,
                  (),
                  ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:split_rows',
-                 0.21,
+                 0.29,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.09,
+                 0.13,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 4, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
@@ -364,12 +364,12 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.17,
+                 0.24,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 6.05,
+                 6.48,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_decode',
@@ -396,13 +396,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   'int64)',)),
                 ('rulebook._search_kernels:filter_rows',
-                 0.32,
+                 0.31,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:greedy_cover',
-                 2.46,
+                 1.87,
                  ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
@@ -411,7 +411,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(int64, 1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:redundant',
-                 0.33,
+                 0.49,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "

@@ -33,23 +33,34 @@ N_CHANNELS = 4
 LE, GT, EQ, NE = 0, 1, 2, 3
 
 
-def _build_histograms(X_binned, rows, g, h, c, hist):
-    # IN: X_binned (n, d) uint16 F-order; rows (m,) intp; g, h, c (n,) float64
+def _build_histograms(X_binned, rows, g, h, c, features_per_pass, hist):
+    # IN: X_binned (n, d) uint16 F-order; rows (m,) intp; g, h, c (n,) float64;
+    #     features_per_pass int >= 1
     # OUT: hist (d, n_bins_max + 1, 4) float64, overwritten
+    # Features in blocks of features_per_pass (the blocks in parallel): a
+    # row's statistics are read once per block, not once per feature; they
+    # were most of the memory traffic (24 bytes a row against 2 of its bin:
+    # 10^6 rows x 20 features, 99 -> 42 ms on two threads in blocks of 5).
+    # Within a feature the sums run in row order whatever the block size,
+    # so every block size gives the same bits.
     n_features = X_binned.shape[1]
-    for j in prange(n_features):
+    for block in prange((n_features + features_per_pass - 1) // features_per_pass):
+        first = block * features_per_pass
+        end = min(first + features_per_pass, n_features)
         # Loops rather than slice assignment: less to compile on a first fit.
-        for b in range(hist.shape[1]):
-            for k in range(N_CHANNELS):
-                hist[j, b, k] = 0.0
-        column = X_binned[:, j]
+        for j in range(first, end):
+            for b in range(hist.shape[1]):
+                for k in range(N_CHANNELS):
+                    hist[j, b, k] = 0.0
         for i in range(rows.shape[0]):
             r = rows[i]
-            b = column[r]
-            hist[j, b, G] += g[r]
-            hist[j, b, H] += h[r]
-            hist[j, b, C] += c[r]
-            hist[j, b, N] += 1.0
+            gr, hr, cr = g[r], h[r], c[r]
+            for j in range(first, end):
+                b = X_binned[r, j]
+                hist[j, b, G] += gr
+                hist[j, b, H] += hr
+                hist[j, b, C] += cr
+                hist[j, b, N] += 1.0
 
 
 def _scan_histograms(hist, n_bins, is_nominal, allowed, code, n_total, reg_lambda, max_count, out_value, out_op, out_bin):
