@@ -199,9 +199,9 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
                 if inside[r]:
                     counts[f, column[r]] += 1
     # Implied: no row of the extent is in a bin the proposition excludes.
+    # Only the features of implied candidates are counted from here on.
     implied = np.zeros(candidates.shape[0], np.bool_)
-    for f in range(n_features):
-        used[f] = False
+    counted = np.zeros(n_features, np.bool_)
     for i in range(candidates.shape[0]):
         p = candidates[i]
         f = feature[p]
@@ -211,7 +211,7 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
                 implied[i] = False
                 break
         if implied[i]:
-            used[f] = True
+            counted[f] = True
     outside = np.empty(rows.shape[0], rows.dtype)
     n_out = 0
     for r in rows:
@@ -221,7 +221,7 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
     k = 0
     while n_out > 0 and k < max_chosen:
         for f in range(n_features):  # per-bin counts of the rows still outside
-            if used[f]:
+            if counted[f]:
                 column = X_binned[:, f]
                 for b in range(width):
                     counts[f, b] = 0
