@@ -288,6 +288,32 @@ def test_large_input_goes_through_the_kernel_and_agrees(monkeypatch):
     np.testing.assert_array_equal(out, decision_function_numpy(ensemble, X))
 
 
+@pytest.mark.parametrize("n", [1, predict_module._PREDICT_BLOCK, 3 * predict_module._PREDICT_BLOCK + 17])
+def test_kernel_blocks_of_rows_agree_with_the_numpy_path(n):
+    """Rows in several blocks, the last one partial: every operator, on a
+    float column with NaN, an integer column, a nullable Float64 column with
+    pd.NA and a nominal column with None, all read from one frame."""
+    rng = np.random.default_rng(n)
+    X = pd.DataFrame({
+        "f": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 5, n).astype(float)),
+        "i": rng.integers(-2, 3, n),
+        "m": pd.array(np.where(rng.random(n) < 0.2, None, rng.random(n)), dtype="Float64"),
+        "c": pd.Series(rng.choice(["u", "v", "w", None], n), dtype=object),
+    })
+    before = X.copy()
+    p = lambda *args: Proposition(*args)
+    ensemble = RuleEnsemble(0.25, (
+        Rule(Query((p("f", "<=", 2.0, 0), p("i", ">", -1, 1))), 1.0),
+        Rule(Query((p("f", "<", 3.0, 0),)), 0.5),
+        Rule(Query((p("m", ">=", 0.5, 2), p("c", "==", "v", 3))), -0.75),
+        Rule(Query((p("c", "!=", "u", 3), p("i", ">=", 0, 1))), 0.125),
+        Rule(Query((p("f", ">", 0.0, 0), p("m", "<", 0.3, 2))), 2.0),
+    ))
+    np.testing.assert_array_equal(_decision_function_kernel(ensemble, X),
+                                  decision_function_numpy(ensemble, X))
+    pd.testing.assert_frame_equal(X, before)
+
+
 def test_small_input_stays_on_the_numpy_path(monkeypatch):
     """Below ``PREDICT_MIN_WORK`` (rows times conditions) no kernel is
     called: a small prediction costs no compilation or thread start."""
