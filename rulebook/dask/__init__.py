@@ -1,0 +1,35 @@
+"""Rule boosting on a Dask cluster (issue 22): estimators that fit Dask collections.
+
+:class:`RuleBoostingClassifier` and :class:`RuleBoostingRegressor` take the
+parameters of :class:`rulebook.RuleBoostingClassifier` /
+:class:`rulebook.RuleBoostingRegressor` and fit a ``dask.dataframe.DataFrame``
+(or a 2-D dask array) with a target partitioned alike, using the current
+``distributed.Client``. The fitted ``ensemble_`` is a plain
+:class:`~rulebook.RuleEnsemble`.
+
+How a fit is spread (greedy learner, stagewise weights):
+
+* bins: a weighted quantile sketch per numeric column and the categories of
+  the nominal ones, merged over partitions in a tree; each worker bins its
+  partitions (``uint16`` codes) and keeps them (:mod:`._binning`);
+* rounds: the workers compute the gradients of their rows; each search node
+  sums the partitions' histograms in a tree and the client scans them with
+  rulebook's own scan (:mod:`._search`); the chosen condition goes back to
+  the workers, which split their rows and, once the rule is chosen, update
+  their raw scores (:mod:`._boosting`). What crosses the network per node is
+  a histogram per partition, whatever the number of rows.
+
+Dask is an optional dependency (``pip install "rulebook[dask]"``); it is
+imported when a fit or a prediction on Dask input needs it.
+
+References
+----------
+.. [1] Issue 22, "Beyond one machine: rule boosting on Dask".
+.. [2] ``lightgbm.dask`` and ``xgboost.dask``: the designs followed for the
+   estimators (subclasses of the in-memory ones that fit on Dask
+   collections with the current client and return a plain model).
+"""
+
+from ._estimators import RuleBoostingClassifier, RuleBoostingRegressor
+
+__all__ = ["RuleBoostingClassifier", "RuleBoostingRegressor"]

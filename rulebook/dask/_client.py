@@ -1,0 +1,101 @@
+"""The client's few Dask operations: one task per partition, tree reductions.
+
+Everything else in :mod:`rulebook.dask` submits the functions of
+:mod:`rulebook.dask._partitions` through these, so that how work reaches the
+workers is written once.
+"""
+
+import pandas as pd
+
+# Partial results merged per reduction task: a tree of depth
+# log_8(partitions), so that no worker receives every partition's histogram
+# at once (lightgbm.dask and xgboost.dask reduce through their own
+# collective (allreduce); this is Dask's own tree reduction, as in
+# ``dask.array.reduction``'s ``split_every``).
+FAN_IN = 8
+
+
+def current_client():
+    """The ``distributed.Client`` of this process (``distributed.get_client``).
+
+    Raises
+    ------
+    ValueError
+        When there is none, saying how to start one.
+    """
+    from distributed import get_client
+
+    try:
+        return get_client()
+    except ValueError:
+        raise ValueError(
+            "rulebook.dask needs a distributed.Client: start one before fit, e.g. "
+            "client = distributed.Client(distributed.LocalCluster()), or connect to your "
+            "cluster with distributed.Client(address).") from None
+
+
+def per_partition(client, func, collections, *args):
+    """Futures of ``func(part, *parts_of_others, *args)``, one per partition.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    func : callable
+        Called with the partitions of ``collections`` (pandas objects, or
+        None where a collection is None) and then ``args``.
+    collections : sequence of dask DataFrame, dask Series or None
+        Partitioned alike (the caller checks the number of partitions).
+    *args
+        Plain values passed to every call.
+
+    Returns
+    -------
+    list of distributed.Future
+        In partition order.
+
+    Notes
+    -----
+    One ``map_partitions`` over all collections, so that columns of one
+    frame (``X = df[features]``, ``y = df["target"]``) are read once: Dask's
+    expression optimiser computes their common source once per pass.
+    """
+    import dask.dataframe as dd
+
+    present = [c for c in collections if c is not None]
+    where = [c is not None for c in collections]
+
+    def call(*parts):
+        parts = iter(parts)
+        given = [next(parts) if w else None for w in where]
+        return pd.Series([func(*given, *args)], dtype=object)
+
+    wrapped = dd.map_partitions(call, *present, meta=pd.Series(dtype=object),
+                                align_dataframes=False, enforce_metadata=False)
+    boxed = client.compute(wrapped.to_delayed())
+    return client.map(_unbox, boxed, pure=False)
+
+
+def _unbox(series):
+    return series.iloc[0]
+
+
+def each(client, func, *per_part, args=()):
+    """Futures of ``func(*[p[k] for p in per_part], *args)`` for each partition ``k``.
+
+    ``per_part`` are lists of futures (or of plain values), one per
+    partition; the task of partition ``k`` runs where its inputs are.
+    """
+    return [client.submit(func, *inputs, *args) for inputs in zip(*per_part)]
+
+
+def reduce(client, futures, func):
+    """``func`` applied in a tree over ``futures``; the result on the client.
+
+    ``func(*parts)`` merges up to :data:`FAN_IN` partial results into one.
+    The tree's shape depends only on the number of partitions, so a sum of
+    floats adds in the same order every time.
+    """
+    while len(futures) > 1:
+        futures = [client.submit(func, *futures[i:i + FAN_IN])
+                   for i in range(0, len(futures), FAN_IN)]
+    return futures[0].result()
