@@ -69,6 +69,78 @@ def _bin_values(values, thresholds, out):
                 out[start + i] = base[i] + np.int64(thresholds[base[i]] < v)
 
 
+def _present_values(values, active, out):
+    # IN: values (n,) float64; active (n,) bool.
+    # OUT: out[:m] the values of active rows that are not NaN, in row order.
+    # Returns m. One pass for numpy's ``values[active & ~isnan(values)]``
+    # (three passes and two temporary arrays), without holding the GIL.
+    m = 0
+    for i in range(values.shape[0]):
+        v = values[i]
+        if active[i] and not np.isnan(v):
+            out[m] = v
+            m += 1
+    return m
+
+
+def _quantile_cuts(ordered, targets, cuts, following):
+    # IN: ordered (m,) float64, ascending, no NaN: a column's present values
+    #     (each of the same weight); targets (q,) float64 ascending in
+    #     (0, 1): the shares of the rows below each wanted cut
+    #     (arange(1, max_bins) / max_bins), or q = 0 for a cut after every
+    #     distinct value.
+    # OUT: cuts[:k], following[:k]: the distinct values cut after and each
+    #      one's next larger value. Returns k.
+    # numpy's form (tests/test_binning.py, _reference_quantile_cuts): the
+    # distinct values' cumulative shares cumsum(counts) / m, the first
+    # distinct value whose share reaches each target (searchsorted, left),
+    # each distinct value once, never the largest. The shares here are the
+    # same float64 divisions of exact integers, so the cuts are the same.
+    m = ordered.shape[0]
+    k = 0
+    last = -1  # the distinct value last cut after (cuts are unique)
+    j = 0
+    i_distinct = 0
+    start = 0
+    total = np.float64(m)
+    while start < m:
+        stop = start + 1
+        while stop < m and ordered[stop] == ordered[start]:
+            stop += 1
+        if stop < m:  # never after the largest value: x > max would be empty
+            if targets.shape[0] == 0:
+                cuts[k] = ordered[start]
+                following[k] = ordered[stop]
+                k += 1
+            else:
+                share = np.float64(stop) / total
+                while j < targets.shape[0] and share >= targets[j]:
+                    if i_distinct != last:
+                        cuts[k] = ordered[start]
+                        following[k] = ordered[stop]
+                        k += 1
+                        last = i_distinct
+                    j += 1
+        start = stop
+        i_distinct += 1
+    return k
+
+
+def _count_distinct(ordered):
+    # IN: ordered (m,) float64, ascending. Returns the number of distinct values.
+    if ordered.shape[0] == 0:
+        return 0
+    n = 1
+    for i in range(1, ordered.shape[0]):
+        n += ordered[i] != ordered[i - 1]
+    return n
+
+
+present_values = jit(_present_values)
+quantile_cuts = jit(_quantile_cuts)
+count_distinct = jit(_count_distinct)
+
+
 bin_values_serial = jit(_bin_values)
 bin_values_parallel = jit_parallel(_bin_values)
 

@@ -40,13 +40,21 @@ and a search mask on these bins: :mod:`rulebook.paper_propositions`.
 """
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from ._binning_kernels import bin_values
+from ._binning_kernels import (
+    COMPILED_MIN_ROWS,
+    bin_values,
+    count_distinct,
+    present_values,
+    quantile_cuts,
+)
 from ._config import X_BINNED_DTYPE
 from ._formatting import shortest_between_arrays
 from ._validation import (
@@ -162,12 +170,14 @@ class Binner:
         X_binned = np.empty((n, d), dtype=X_BINNED_DTYPE, order="F")
         kinds = [dtype_kind(str(name), dtype) for name, dtype in frame.dtypes.items()]
         numeric = [j for j, kind in enumerate(kinds) if kind == NUMERIC]
-        block = numeric_block(frame, numeric)
+        # Column-major: each column's values are read contiguously below.
+        block = np.asfortranarray(numeric_block(frame, numeric))
         column_of = {j: k for k, j in enumerate(numeric)}
-        chosen = _readable_cuts({
-            j: _as_shown(frame.dtypes.iloc[j], *_equal_frequency_cuts(
-                block[:, column_of[j]], sample_weight, active, self.max_bins))
-            for j in numeric if str(frame.columns[j]) not in cut_points})
+        to_cut = [j for j in numeric if str(frame.columns[j]) not in cut_points]
+        found = _cuts_of_columns(block, [column_of[j] for j in to_cut], sample_weight, active,
+                                 self.max_bins)
+        chosen = _readable_cuts({j: _as_shown(frame.dtypes.iloc[j], *cuts)
+                                 for j, cuts in zip(to_cut, found)})
         features = []
         for j, name in enumerate(frame.columns):
             label = str(name)
@@ -339,6 +349,68 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
         count as removed here too, so that a weight of zero and removing
         the row fit the same thresholds (scikit-learn's sample weight
         equivalence); their own bins play no part in a fit.
+
+    Notes
+    -----
+    Columns of ``COMPILED_MIN_ROWS`` rows or more whose present rows weigh
+    alike go through compiled kernels (:func:`_compiled_cuts`), the rest
+    through NumPy (:func:`_equal_frequency_cuts_numpy`); both give the same
+    cuts (``tests/test_binning.py``).
+    """
+    if len(values) >= COMPILED_MIN_ROWS:
+        weights = sample_weight[active]
+        if not len(weights) or np.all(weights == weights[0]):
+            return _compiled_cuts(values, active, max_bins)
+    return _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins)
+
+
+def _compiled_cuts(values, active, max_bins):
+    """:func:`_equal_frequency_cuts` of a column whose present rows weigh alike, compiled.
+
+    The kernels release the GIL (as NumPy's sort does), so that the
+    columns of a wide table are cut on threads side by side
+    (:func:`_cuts_of_columns`).
+    """
+    present = np.empty(len(values), np.float64)
+    ordered = np.sort(present[:present_values(np.ascontiguousarray(values), active, present)])
+    n_distinct = count_distinct(ordered)
+    if n_distinct <= 1:
+        return np.empty(0), np.empty(0)
+    if max_bins is None or n_distinct <= max_bins:
+        if n_distinct - 1 > 65534:
+            raise ValueError(
+                f"a column has {n_distinct} distinct values, more than 65535 bins; "
+                "set max_bins to an int."
+            )
+        targets = np.empty(0)
+    else:
+        targets = np.arange(1, max_bins) / max_bins
+    cuts, following = np.empty(len(ordered)), np.empty(len(ordered))
+    k = quantile_cuts(ordered, targets, cuts, following)
+    return cuts[:k].copy(), following[:k].copy()
+
+
+def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
+    """:func:`_equal_frequency_cuts` of ``block[:, k]`` for each ``k`` in ``columns``.
+
+    Returns a list in the order of ``columns``. Tall columns are cut on
+    as many threads as numba uses: sorting is most of binning a tall
+    table, and one column's sort does not wait for another's.
+    """
+    def cut(k):
+        return _equal_frequency_cuts(block[:, k], sample_weight, active, max_bins)
+
+    threads = min(numba.get_num_threads(), len(columns))
+    if threads <= 1 or block.shape[0] < COMPILED_MIN_ROWS:
+        return [cut(k) for k in columns]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(cut, columns))
+
+
+def _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins):
+    """:func:`_equal_frequency_cuts` in NumPy, for any weights.
+
+    Also the reference the compiled form is tested against.
     """
     keep = active & ~np.isnan(values)
     ordered, ordered_weights = _sorted_with_weights(values[keep], sample_weight[keep])

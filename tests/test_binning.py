@@ -454,3 +454,47 @@ def test_bin_values_takes_a_strided_column_and_many_rows(n):
     expected = np.searchsorted(thresholds, block[:, 1], side="left")
     expected[np.isnan(block[:, 1])] = len(thresholds) + 1
     np.testing.assert_array_equal(kernels.bin_values(block[:, 1], thresholds), expected)
+
+
+# --- the compiled cut points against the NumPy form -----------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.one_of(st.floats(-1e3, 1e3), st.integers(-4, 4).map(float),
+                                 st.just(np.nan)), min_size=0, max_size=80),
+       inactive=st.lists(st.booleans(), min_size=80, max_size=80),
+       weight=st.sampled_from([1.0, 0.25, 3.0]),
+       max_bins=st.sampled_from([2, 3, 4, 5, 8, 16, 255, None]))
+def test_compiled_cuts_equal_the_numpy_cuts(values, inactive, weight, max_bins):
+    """Ties, NaN, rows of zero weight and every max_bins: the same cuts and
+    next values, to the bit, as the NumPy form (the reference)."""
+    from rulebook.binning import _compiled_cuts, _equal_frequency_cuts_numpy
+
+    values = np.array(values, np.float64)
+    active = ~np.array(inactive[:len(values)], bool)
+    sample_weight = np.where(active, weight, 0.0)
+    expected = _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins)
+    got = _compiled_cuts(values, active, max_bins)
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+        assert g.dtype == np.float64
+
+
+def test_a_tall_table_is_cut_by_the_compiled_kernels_on_threads_alike():
+    """Above COMPILED_MIN_ROWS, through _cuts_of_columns (threads), the
+    thresholds of the NumPy form; a C-order block as a frame of one array."""
+    from rulebook import binning
+
+    rng = np.random.default_rng(1)
+    n = binning.COMPILED_MIN_ROWS + 5
+    block = np.column_stack([rng.normal(size=n).round(2), rng.integers(0, 300, n).astype(float),
+                             rng.exponential(size=n)])
+    block[::11, 0] = np.nan
+    frame = pd.DataFrame(block, columns=["a", "b", "c"], copy=False)
+    weights = np.ones(n)
+    weights[::5] = 0.0
+    binner, X_binned = _fit(frame, weights, max_bins=255)
+    for j in range(3):
+        cuts, following = binning._equal_frequency_cuts_numpy(block[:, j], weights, weights > 0, 255)
+        expected = binning._readable_cuts({0: (cuts, following)})[0]
+        np.testing.assert_array_equal(binner.features_[j].thresholds, expected)
+        np.testing.assert_array_equal(X_binned[:, j], binning._bin_numeric(block[:, j], expected))
