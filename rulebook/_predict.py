@@ -20,6 +20,7 @@ import pandas as pd
 from numba import prange
 
 from ._config import jit_parallel
+from ._validation import ROW_SLICE, row_major_block
 
 # Work (rows x conditions) above which the numba kernel is used; below it
 # NumPy is as fast and compiling the kernel would dominate.
@@ -254,11 +255,25 @@ def encode(ensemble, X, by_name=None):
             value.append(p.value if p.is_numeric else categories[p.feature].index(p.value))
         rule_start.append(len(column))
     matrix = np.empty((len(X), len(sources)), dtype=np.float64, order="F")
+    block = None
+    if (isinstance(X, pd.DataFrame) and all(p.is_numeric for p, _ in sources)
+            and (by_name or all(p.index < X.shape[1] for p, _ in sources))):
+        block = row_major_block(X)
+    if block is not None:  # a row-major table: read in slices of rows, not by column
+        positions = [X.columns.get_loc(p.feature) if by_name else p.index for p, _ in sources]
+        for start in range(0, len(X), ROW_SLICE):
+            matrix[start:start + ROW_SLICE] = block[start:start + ROW_SLICE, positions]
+        return matrix, _flat(rule_start, column, op, value)
     for slot, (p, cats) in enumerate(sources):
         _encode_column(_column(X, p.feature, p.index, by_name), p.is_numeric, cats,
                        matrix[:, slot])
+    return matrix, _flat(rule_start, column, op, value)
+
+
+def _flat(rule_start, column, op, value):
+    """The flattened conditions as arrays (:func:`encode`)."""
     as_array = lambda a, t: np.asarray(a, dtype=t)
-    return matrix, (
+    return (
         as_array(rule_start, np.int64),
         as_array(column, np.int64),
         as_array(op, np.int64),

@@ -289,6 +289,41 @@ def numeric_block(frame, positions):
     return values
 
 
+# Rows per slice when a row-major table is read a few columns at a time.
+ROW_SLICE = 8192
+
+
+def row_major_block(frame):
+    """A frame's values as its own row-major float64 array, or None.
+
+    A frame made from a C-order array without a copy
+    (``pd.DataFrame(X, copy=False)``) keeps that array: each of its columns
+    is strided, and reading one column touches every row's cache line, so
+    reading the columns one by one costs as many passes over the whole
+    table (at 10^6 x 20, 9 ms a column against 1.7 ms in one pass). This
+    returns the array itself (no copy) so that callers read it in slices
+    of rows; None for anything else (columns of other dtypes, a
+    column-major frame, whose columns are contiguous).
+    """
+    if frame.shape[1] < 2 or not all(dtype == np.float64 for dtype in frame.dtypes):
+        return None
+    first = frame.iloc[:, 0].to_numpy()
+    if first.strides[0] == first.itemsize:
+        return None
+    values = frame.to_numpy()
+    if values.flags.c_contiguous and np.may_share_memory(values, first):
+        return values
+    return None
+
+
+def _check_finite_rows(block, names):
+    """Raise (naming the first column) if a row-major ``block`` holds +-inf."""
+    for start in range(0, block.shape[0], ROW_SLICE):
+        infinite = np.isinf(block[start:start + ROW_SLICE]).any(axis=0)
+        if infinite.any():
+            _raise_infinite(str(names[int(np.argmax(infinite))]))
+
+
 def _raise_infinite(name):
     raise ValueError(
         f"column {name!r} contains infinite values; replace them with NaN "
@@ -528,9 +563,14 @@ def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
         # has warned; evaluate by position under the training names.
         frame = frame.set_axis(list(names), axis=1)
     parsed = {}
+    block = row_major_block(frame)
+    if block is not None:  # every column float64: one pass for the infinities
+        _check_finite_rows(block, frame.columns)
     for j, (name, kind) in enumerate(zip(names, feature_kinds)):
         position = frame.columns.get_loc(name) if ensemble.by_name else j
         column = frame.iloc[:, position]
+        if kind == NUMERIC and block is not None:
+            continue
         if kind == NUMERIC:
             if is_text_dtype(column.dtype):
                 parsed[position] = _numbers_of_text(name, column)

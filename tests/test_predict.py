@@ -431,3 +431,28 @@ def test_a_missing_column_message_lists_at_most_twenty_labels_of_x():
         listed = ", ".join(repr(name) for name in narrow.columns)
         with pytest.raises(ValueError, match=re.escape(f"X has columns [{listed}].")):
             ensemble.decision_function(narrow)
+
+
+def test_a_row_major_frame_predicts_as_a_column_major_one(monkeypatch):
+    """``pd.DataFrame(X, copy=False)`` of a C-order array is read in slices
+    of rows (``row_major_block``): the same scores as the same table
+    column-major, through the estimator's checks; an infinity is still
+    refused and named."""
+    from rulebook import RuleBoostingRegressor
+    from rulebook._validation import ROW_SLICE, row_major_block
+
+    rng = np.random.default_rng(3)
+    n = 2 * ROW_SLICE + 5
+    X = rng.normal(size=(n, 4))
+    X[::13, 2] = np.nan
+    row_major = pd.DataFrame(X, columns=list("abcd"), copy=False)
+    column_major = pd.DataFrame(np.asfortranarray(X), columns=list("abcd"))
+    assert row_major_block(row_major) is not None and row_major_block(column_major) is None
+    y = X[:, 0] - np.nan_to_num(X[:, 2]) + rng.normal(size=n)
+    model = RuleBoostingRegressor(n_rules=4, verbose=0).fit(column_major.iloc[:2000], y[:2000])
+    monkeypatch.setattr(predict_module, "PREDICT_MIN_WORK", 1)  # the kernel path
+    np.testing.assert_array_equal(model.predict(row_major), model.predict(column_major))
+    np.testing.assert_array_equal(model.predict(row_major), decision_function_numpy(model.ensemble_, X=column_major))
+    X[n - 3, 3] = np.inf
+    with pytest.raises(ValueError, match="column 'd' contains infinite values"):
+        model.predict(row_major)
