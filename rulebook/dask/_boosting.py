@@ -63,7 +63,7 @@ class _Fit:
         self.intercept = baseline(setup.loss, totals)
         self.raw = _client.each(self.client, _partitions.initial_raw, setup.shards,
                                 args=(self.intercept,))
-        roots = [self.client.submit(_partitions.root_rows, shard) for shard in setup.shards]
+        roots = _client.each(self.client, _partitions.root_rows, setup.shards)
         self.root = Extent(roots, self.n_active)
         self.rules = []
 
@@ -86,9 +86,11 @@ class _Fit:
         return shortened(problem, result) if self.setup.learner.shorten else result
 
     def train_loss(self, raw):
+        """The training loss of the model of ``raw``, as a callable: its sums
+        are left to run while the rounds go on and read at the end."""
         parts = _client.each(self.client, _partitions.total_loss, self.setup.shards, raw,
                              args=(self.setup.loss,))
-        return float(self._sum(parts)[0]) / self.total_weight
+        return lambda: float(self._sum(parts)[0]) / self.total_weight
 
     def rule_weight(self, extent, G, H, raw):
         """``weight_updates._rule_weight`` over an extent spread over partitions."""
@@ -186,6 +188,8 @@ def fit_boosting(setup):
                                len(query), complexity, time.perf_counter() - start, stats))
         if setup.progress is not None:
             setup.progress.update(1)
+    for record in history:
+        record["train_loss"] = record["train_loss"]()
     return fit.intercept, fit.rules, _history_frame(history)
 
 

@@ -83,19 +83,35 @@ def each(client, func, *per_part, args=()):
     """Futures of ``func(*[p[k] for p in per_part], *args)`` for each partition ``k``.
 
     ``per_part`` are lists of futures (or of plain values), one per
-    partition; the task of partition ``k`` runs where its inputs are.
+    partition; the task of partition ``k`` runs where its inputs are. One
+    message to the scheduler for all partitions (``Client.map``).
     """
-    return [client.submit(func, *inputs, *args) for inputs in zip(*per_part)]
+    return client.map(_call, *per_part, task=func, args=args)
+
+
+def _call(*inputs, task, args):
+    return task(*inputs, *args)
 
 
 def reduce(client, futures, func):
     """``func`` applied in a tree over ``futures``; the result on the client.
 
-    ``func(*parts)`` merges up to :data:`FAN_IN` partial results into one.
-    The tree's shape depends only on the number of partitions, so a sum of
+    ``func(*parts)`` merges up to :data:`FAN_IN` partial results into one;
+    the last merge runs on the client (the last :data:`FAN_IN` partial
+    results are gathered: one round trip less than a task would take). The
+    tree's shape depends only on the number of partitions, so a sum of
     floats adds in the same order every time.
     """
-    while len(futures) > 1:
-        futures = [client.submit(func, *futures[i:i + FAN_IN])
-                   for i in range(0, len(futures), FAN_IN)]
-    return futures[0].result()
+    return reduce_all(client, [(futures, func)])[0]
+
+
+def reduce_all(client, reductions):
+    """:func:`reduce` of several ``(futures, func)`` pairs, gathered in one round trip."""
+    tops = []
+    for futures, func in reductions:
+        while len(futures) > FAN_IN:
+            futures = [client.submit(func, *futures[i:i + FAN_IN])
+                       for i in range(0, len(futures), FAN_IN)]
+        tops.append(futures)
+    gathered = client.gather(tops)
+    return [func(*parts) for parts, (_, func) in zip(gathered, reductions)]

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import X_BINNED_DTYPE
+from .._search_kernels import EQ, GT, LE
 from .._validation import (
     NOMINAL,
     check_sample_weight,
@@ -326,6 +327,50 @@ def refine(shard, rows, conditions, n_bins, is_nominal):
 def count(rows):
     """``[len(rows)]``, as an array so that counts sum like the other reductions."""
     return np.array([len(rows)], dtype=np.float64)
+
+
+def covered_bins(op, bin_index, n_bins):
+    """Which bins ``0 .. n_bins`` (the last: missing) satisfy ``op bin_index``
+    (``_search_kernels._satisfies`` for all bins at once)."""
+    b = np.arange(n_bins + 1)
+    if op == LE:
+        return b <= bin_index
+    if op == GT:
+        return (bin_index < b) & (b < n_bins)
+    if op == EQ:
+        return b == bin_index
+    return (b != bin_index) & (b != n_bins)
+
+
+# Conditions a failure pattern can record: the bits of an int64.
+MAX_PATTERN_CONDITIONS = 62
+
+
+def failure_patterns(shard, rows, conditions, n_bins):
+    """Rows of ``rows`` counted by the set of ``conditions`` they fail.
+
+    Returns
+    -------
+    dict of {int: int}
+        Bit ``i`` of a key set when a row fails ``conditions[i]``; the value
+        is the number of such rows. How many rows satisfy any subset of
+        the conditions follows, without another pass over the rows.
+    """
+    pattern = np.zeros(len(rows), np.int64)
+    for i, (feature, op, bin_index) in enumerate(conditions):
+        fails = ~covered_bins(op, bin_index, int(n_bins[feature]))[shard.X_binned[rows, feature]]
+        pattern |= fails.astype(np.int64) << i
+    keys, counts = np.unique(pattern, return_counts=True)
+    return dict(zip(keys.tolist(), counts.tolist()))
+
+
+def merge_patterns(*patterns):
+    """The failure patterns of the union of partitions (a reduction step)."""
+    out = dict(patterns[0])
+    for other in patterns[1:]:
+        for key, n in other.items():
+            out[key] = out.get(key, 0) + n
+    return out
 
 
 def extent_sums(shard, gh, rows):

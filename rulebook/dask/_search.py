@@ -19,10 +19,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._search_kernels import EQ, GT, LE, N
+from .._search_kernels import N
 from ..proposition_space import _PropositionSpace
 from ..search import SearchProblem
 from . import _client, _partitions
+from ._partitions import covered_bins
 
 
 class Extent:
@@ -93,17 +94,20 @@ class DistributedProblem(SearchProblem):
     def histograms(self, rows):
         """Summed ``(G, H, C, N)`` histograms of the extent ``rows`` (kept on it)."""
         if rows.hist is None:
-            parts = _client.each(self.client, _partitions.histograms, self.shards, self.gh,
-                                 rows.parts, args=(self.n_bins, self.is_nominal))
-            rows.hist = _client.reduce(self.client, parts, _partitions.add_arrays)
+            rows.hist = _client.reduce(self.client, self._histogram_parts(rows),
+                                       _partitions.add_arrays)
         return rows.hist
+
+    def _histogram_parts(self, rows):
+        return _client.each(self.client, _partitions.histograms, self.shards, self.gh, rows.parts,
+                            args=(self.n_bins, self.is_nominal))
 
     def split(self, rows, condition):
         """``(kept, removed)`` extents; their sizes from the histograms of ``rows``."""
         pairs = _client.each(self.client, _partitions.split, self.shards, rows.parts,
                              args=(condition, self.n_bins, self.is_nominal))
-        kept = [self.client.submit(_first, pair) for pair in pairs]
-        removed = [self.client.submit(_second, pair) for pair in pairs]
+        kept = _client.each(self.client, _first, pairs)
+        removed = _client.each(self.client, _second, pairs)
         n_kept = covered_count(self.histograms(rows), condition, self.n_bins)
         return Extent(kept, n_kept), Extent(removed, len(rows) - n_kept)
 
@@ -118,9 +122,18 @@ class DistributedProblem(SearchProblem):
         return kept.hist
 
     def sums(self, rows):
-        """``(G, H, C)`` over the extent, summed over partitions."""
+        """``(G, H, C)`` over the extent, summed over partitions.
+
+        The extent's histograms, if not built yet, are built in the same
+        round trip (the greedy search asks for both at its root).
+        """
         parts = _client.each(self.client, _partitions.extent_sums, self.shards, self.gh, rows.parts)
-        G, H, C = _client.reduce(self.client, parts, _partitions.add_arrays)
+        reductions = [(parts, _partitions.add_arrays)]
+        if rows.hist is None:
+            reductions.append((self._histogram_parts(rows), _partitions.add_arrays))
+        (G, H, C), *hist = _client.reduce_all(self.client, reductions)
+        if hist:
+            rows.hist = hist[0]
         return float(G), float(H), float(C)
 
     def count(self, conditions):
@@ -140,19 +153,6 @@ def _first(pair):
 
 def _second(pair):
     return pair[1]
-
-
-def covered_bins(op, bin_index, n_bins):
-    """Which bins ``0 .. n_bins`` (the last: missing) satisfy ``op bin_index``
-    (``_search_kernels._satisfies`` for all bins at once)."""
-    b = np.arange(n_bins + 1)
-    if op == LE:
-        return b <= bin_index
-    if op == GT:
-        return (bin_index < b) & (b < n_bins)
-    if op == EQ:
-        return b == bin_index
-    return (b != bin_index) & (b != n_bins)
 
 
 def covered_count(hist, condition, n_bins):
@@ -238,10 +238,26 @@ def _implied(inside, space, p, n_bins):
 
 def _without_redundant(problem, space, props, size):
     """``props`` less each one, last first, whose removal leaves ``size`` rows
-    (``_search_kernels.redundant``)."""
+    (``_search_kernels.redundant``).
+
+    The root's rows counted once by the propositions they fail
+    (:func:`rulebook.dask._partitions.failure_patterns`): every check is
+    then a sum on the client, one round trip for the whole query.
+    """
+    conditions = space.conditions(props)
     keep = np.ones(len(props), bool)
+    if len(props) > _partitions.MAX_PATTERN_CONDITIONS:
+        def rows_satisfying(others):
+            return problem.count([conditions[j] for j in others])
+    else:
+        parts = _client.each(problem.client, _partitions.failure_patterns, problem.shards,
+                             problem.rows.parts, args=(conditions, problem.n_bins))
+        patterns = _client.reduce(problem.client, parts, _partitions.merge_patterns)
+
+        def rows_satisfying(others):
+            bits = sum(1 << j for j in others)
+            return sum(n for pattern, n in patterns.items() if not pattern & bits)
     for i in range(len(props) - 1, -1, -1):
-        others = [space.condition(p) for j, p in enumerate(props) if j != i and keep[j]]
-        if problem.count(others) == size:
+        if rows_satisfying([j for j in range(len(props)) if j != i and keep[j]]) == size:
             keep[i] = False
     return props[keep]

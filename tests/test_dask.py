@@ -1,0 +1,308 @@
+"""rulebook.dask (issue 22): the fit of a Dask collection is the in-memory fit.
+
+On a LocalCluster of two worker processes, tables split into several
+partitions of unequal sizes, with numeric, nominal and missing values: with
+the same bins, the distributed greedy fit has the in-memory fit's rules,
+intercept and weights (to 1e-9) for each loss; predictions on Dask and on
+pandas input agree; bad input is refused naming the parameter.
+"""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("dask")
+pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe")  # needs pyarrow (the dask extra)
+da = pytest.importorskip("dask.array")
+from distributed import Client, LocalCluster
+
+import rulebook
+import rulebook.dask as rdask
+from rulebook.binning import Binner
+from rulebook.dask import _binning
+
+TOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    with Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def _table(n=700, seed=0):
+    """Numeric columns (one with NaN, one of few integers), nominal ones (text
+    with missing values, a Categorical, a bool) and the three targets."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.1] = np.nan
+    k = rng.integers(0, 12, n)
+    colour = rng.choice(["red", "green", "blue", "grey"], n).astype(object)
+    colour[rng.random(n) < 0.08] = None
+    size = pd.Categorical(rng.choice(["S", "M", "L"], n))
+    flag = rng.random(n) < 0.3
+    X = pd.DataFrame({"x": x, "k": k, "colour": colour, "size": size, "flag": flag})
+    signal = (np.nan_to_num(x) > 0.3) * 1.5 + (colour == "red") * 1.0 - (k > 8) * 0.8 + flag * 0.5
+    targets = {
+        "squared": signal + rng.normal(scale=0.5, size=n),
+        "logistic": np.where(signal + rng.logistic(size=n) > 1.0, "yes", "no"),
+        "poisson": rng.poisson(np.exp(0.5 * signal - 0.3)).astype(float),
+    }
+    return X, targets
+
+
+def _cut_points(X):
+    """The in-memory binner's thresholds of every numeric column."""
+    binner = Binner()
+    binner.fit_transform(X, np.ones(len(X)))
+    return {f.name: f.thresholds for f in binner.features_ if f.kind == "numeric"}
+
+
+def _partitioned(X, y, weight=None, chunksize=160):
+    """Partitions of 160 rows and a shorter last one."""
+    parts = [dd.from_pandas(X, chunksize=chunksize), dd.from_pandas(pd.Series(y, name="y"),
+                                                                     chunksize=chunksize)]
+    if weight is not None:
+        parts.append(dd.from_pandas(pd.Series(weight, name="w"), chunksize=chunksize))
+    return parts
+
+
+def _estimators(loss):
+    if loss == "logistic":
+        return rdask.RuleBoostingClassifier, rulebook.RuleBoostingClassifier, {}
+    return rdask.RuleBoostingRegressor, rulebook.RuleBoostingRegressor, {"loss": loss}
+
+
+def assert_same_fit(distributed, in_memory):
+    """Same rules (queries), intercept and weights to 1e-9; same history."""
+    got, expected = distributed.ensemble_, in_memory.ensemble_
+    assert [r.query for r in got] == [r.query for r in expected]
+    np.testing.assert_allclose(got.intercept, expected.intercept, rtol=TOL, atol=TOL)
+    np.testing.assert_allclose([r.weight for r in got], [r.weight for r in expected],
+                               rtol=TOL, atol=TOL)
+    np.testing.assert_allclose([r.coverage for r in got], [r.coverage for r in expected],
+                               rtol=TOL)
+    for column in ("objective", "train_loss"):
+        np.testing.assert_allclose(distributed.history_[column], in_memory.history_[column],
+                                   rtol=TOL, atol=TOL)
+    assert list(distributed.history_["rule"]) == list(in_memory.history_["rule"])
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+def test_fit_equals_in_memory_fit_on_the_same_bins(client, loss):
+    X, targets = _table()
+    dask_estimator, estimator, kwargs = _estimators(loss)
+    params = dict(n_rules=4, cut_points=_cut_points(X), verbose=0, **kwargs)
+    Xd, yd = _partitioned(X, targets[loss])
+    assert Xd.npartitions == 5
+    fitted = dask_estimator(**params).fit(Xd, yd)
+    reference = estimator(**params).fit(X, targets[loss])
+    assert len(reference.ensemble_) == 4
+    assert_same_fit(fitted, reference)
+    assert isinstance(fitted.ensemble_, rulebook.RuleEnsemble)
+
+
+def test_default_bins_are_the_in_memory_ones_when_every_partition_sketch_is_exact(client):
+    # At most 2048 distinct values per partition and column: the merged
+    # sketch holds every value and its count, so the cut points, thresholds
+    # and hence the whole fit are the in-memory ones without cut_points.
+    X, targets = _table(seed=1)
+    X["x"] = X["x"].round(2)  # about 600 distinct values, more than max_bins
+    Xd, yd = _partitioned(X, targets["logistic"])
+    fitted = rdask.RuleBoostingClassifier(n_rules=3, max_bins=32, verbose=0).fit(Xd, yd)
+    reference = rulebook.RuleBoostingClassifier(n_rules=3, max_bins=32, verbose=0).fit(
+        X, targets["logistic"])
+    assert_same_fit(fitted, reference)
+    np.testing.assert_array_equal(fitted.classes_, reference.classes_)
+
+
+def test_approximate_cut_points_split_the_rows_about_evenly(client):
+    # More distinct values than a partition's sketch keeps: the cut points
+    # are approximate quantiles, within a small share of the exact ones.
+    rng = np.random.default_rng(2)
+    n = 12000
+    X = pd.DataFrame({"u": rng.exponential(size=n)})
+    Xd, yd = _partitioned(X, rng.normal(size=n), chunksize=5000)
+    binner = Binner(max_bins=16)
+    _binning.fit_bins(client, Xd, yd, None, binner, classify=False)
+    thresholds = binner.features_[0].thresholds
+    assert len(thresholds) == 15
+    shares = np.diff(np.r_[0, np.searchsorted(np.sort(X["u"]), thresholds, side="right"), n]) / n
+    np.testing.assert_allclose(shares, 1 / 16, atol=0.004)
+
+
+def test_weights_newton_rule_weights_and_shortening_equal_in_memory(client):
+    # Sample weights (some zero), the gradient-boosting objective (rule
+    # weights by the 1-D search, not the closed form) and rules of up to
+    # three conditions (the query shortening has more to do).
+    X, targets = _table(seed=3)
+    weight = np.random.default_rng(3).choice([0.0, 0.5, 1.0, 2.0], len(X))
+    params = {"n_rules": 4, "cut_points": _cut_points(X), "objective": "gradient_boosting",
+                  "max_rule_length": 3, "verbose": 0}
+    Xd, yd, wd = _partitioned(X, targets["logistic"], weight)
+    fitted = rdask.RuleBoostingClassifier(**params).fit(Xd, yd, sample_weight=wd)
+    reference = rulebook.RuleBoostingClassifier(**params).fit(X, targets["logistic"],
+                                                               sample_weight=weight)
+    assert_same_fit(fitted, reference)
+
+
+@pytest.fixture(scope="module")
+def classifier(client):
+    X, targets = _table(seed=4)
+    Xd, yd = _partitioned(X, targets["logistic"])
+    return rdask.RuleBoostingClassifier(n_rules=3, verbose=0).fit(Xd, yd), X, Xd
+
+
+def test_predictions_on_dask_and_pandas_input_agree(classifier):
+    model, X, Xd = classifier
+    for method in ("predict", "decision_function", "predict_proba"):
+        lazy = getattr(model, method)(Xd)
+        assert isinstance(lazy, (dd.Series, dd.DataFrame)), method
+        computed = lazy.compute()
+        expected = getattr(model, method)(X)
+        assert isinstance(expected, np.ndarray)
+        pd.testing.assert_index_equal(computed.index, X.index)
+        np.testing.assert_array_equal(computed.to_numpy(), expected)
+    np.testing.assert_array_equal(model.ensemble_.predict(X), model.predict_proba(X)[:, 1])
+    assert list(model.predict_proba(Xd).columns) == list(model.classes_)
+
+
+def test_dask_array_input_fits_and_predicts_as_numpy_in_memory(client):
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 40, size=(500, 3)).astype(float)
+    y = X[:, 0] * 0.1 - (X[:, 2] > 20) + rng.normal(size=500)
+    Xa, ya = da.from_array(X, chunks=(120, 3)), da.from_array(y, chunks=120)
+    fitted = rdask.RuleBoostingRegressor(n_rules=3, verbose=0).fit(Xa, ya)
+    reference = rulebook.RuleBoostingRegressor(n_rules=3, verbose=0).fit(X, y)
+    assert_same_fit(fitted, reference)
+    assert not hasattr(fitted, "feature_names_in_")
+    predicted = fitted.predict(Xa)
+    assert isinstance(predicted, da.Array)
+    np.testing.assert_array_equal(predicted.compute(), fitted.predict(X))
+    np.testing.assert_allclose(fitted.predict(X), reference.predict(X), rtol=TOL)
+
+
+# -- refused input ---------------------------------------------------------------
+def test_in_memory_input_is_refused_naming_x_and_the_in_memory_estimator(client):
+    X, targets = _table(n=50)
+    with pytest.raises(TypeError, match=r"X must be a dask.dataframe.DataFrame.*rulebook.RuleBoostingClassifier"):
+        rdask.RuleBoostingClassifier(n_rules=1).fit(X, targets["logistic"])
+    Xd, _ = _partitioned(X, targets["logistic"])
+    with pytest.raises(TypeError, match=r"y must be a dask.dataframe.Series"):
+        rdask.RuleBoostingClassifier(n_rules=1).fit(Xd, targets["logistic"])
+
+
+def test_targets_partitioned_otherwise_are_refused_naming_y(client):
+    X, targets = _table(n=300)
+    Xd = dd.from_pandas(X, npartitions=3)
+    with pytest.raises(ValueError, match=r"y has 2 partitions and X has 3"):
+        rdask.RuleBoostingRegressor(n_rules=1).fit(Xd, dd.from_pandas(
+            pd.Series(targets["squared"]), npartitions=2))
+    # Same number of partitions, other rows in each.
+    shifted = dd.from_pandas(pd.Series(targets["squared"]), chunksize=120)
+    assert shifted.npartitions == 3
+    with pytest.raises(ValueError, match=r"y must be partitioned as X"):
+        rdask.RuleBoostingRegressor(n_rules=1).fit(Xd, shifted)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"learner": "optimal"}, r"learner='optimal'.*not distributed yet.*learner='greedy'"),
+    ({"learner": "orthogonal"}, r"learner='orthogonal'.*not distributed yet"),
+    ({"weight_update": "corrective"}, r"weight_update='corrective' is not distributed yet"),
+    ({"include_linear": True}, r"include_linear=True is not distributed yet"),
+    ({"propositions": 10}, r"propositions=10 is not distributed yet"),
+])
+def test_what_is_not_distributed_yet_raises_naming_the_parameter(client, params, match):
+    X, targets = _table(n=50)
+    Xd, yd = _partitioned(X, targets["squared"])
+    with pytest.raises(NotImplementedError, match=match):
+        rdask.RuleBoostingRegressor(n_rules=1, **params).fit(Xd, yd)
+
+
+def test_bad_targets_and_columns_are_refused_as_in_memory(client):
+    X, targets = _table(n=200)
+    Xd, _ = _partitioned(X, targets["squared"])
+    three = pd.Series(np.resize(["a", "b", "c"], 200))
+    with pytest.raises(ValueError, match=r"exactly two classes in y; got 3"):
+        rdask.RuleBoostingClassifier(n_rules=1).fit(Xd, dd.from_pandas(three, chunksize=160))
+    negative = pd.Series(-targets["poisson"] - 1)
+    with pytest.raises(ValueError, match=r"loss='poisson' needs non-negative targets"):
+        rdask.RuleBoostingRegressor(n_rules=1, loss="poisson").fit(
+            Xd, dd.from_pandas(negative, chunksize=160))
+    text = X.assign(x=X["x"].map(lambda v: "" if np.isnan(v) else f"{v:.3f}").astype(object))
+    Xt, yt = _partitioned(text, targets["squared"])
+    with pytest.raises(ValueError, match=r"column 'x' .* every non-blank cell holds a number.*to_numeric"):
+        rdask.RuleBoostingRegressor(n_rules=1).fit(Xt, yt)
+    with pytest.raises(ValueError, match=r"cut_points names column 'colour', which is nominal"):
+        rdask.RuleBoostingRegressor(n_rules=1, cut_points={"colour": [1.0]}).fit(Xd, _partitioned(
+            X, targets["squared"])[1])
+
+
+def test_query_shortening_makes_the_in_memory_choices(client):
+    # Random queries of up to four propositions, often redundant (x <= 3
+    # beside x <= 7) or covering one another's rows: the greedy set cover
+    # on counts summed over partitions keeps what the in-memory one keeps.
+    from rulebook.dask import _client, _partitions
+    from rulebook.dask._search import (
+        DistributedProblem,
+        Extent,
+        _without_redundant,
+        shortened,
+    )
+    from rulebook.proposition_space import _PropositionSpace
+    from rulebook.search import SearchProblem, SearchResult
+    from rulebook.shortening import shortened as shortened_in_memory
+
+    X, targets = _table(n=400, seed=6)
+    Xd, yd = _partitioned(X, targets["squared"], chunksize=90)
+    binner = Binner(cut_points=_cut_points(X))
+    X_binned = binner.fit_transform(X, np.ones(len(X)))
+    shards, _ = _binning.fit_bins(client, Xd, yd, None, Binner(cut_points=_cut_points(X)),
+                                  classify=False)
+    raw = _client.each(client, _partitions.initial_raw, shards, args=(0.0,))
+    gh = _client.each(client, _partitions.gradients, shards, raw,
+                      args=(rulebook.losses.get_loss("squared"),))
+    root = Extent(_client.each(client, _partitions.root_rows, shards), len(X))
+    n_bins, is_nominal = binner.n_bins_, binner.is_nominal_
+    problem = DistributedProblem(client, shards, gh, root, float(len(X)), n_bins, is_nominal, 1.0, 2)
+    ones = np.ones(len(X))
+    local = SearchProblem(X_binned=X_binned, n_bins=n_bins, is_nominal=is_nominal, g=ones, h=ones,
+                          c=ones, rows=np.arange(len(X)), reg_lambda=1.0, objective=2)
+    space = _PropositionSpace.of(local)
+    rng = np.random.default_rng(6)
+    shortened_any = dropped_any = False
+    for _ in range(6):
+        props = rng.choice(len(space), size=rng.integers(2, 5), replace=False)
+        features = space.feature[props]
+        props = props[np.isin(features, rng.choice(features, 2))]  # two columns: overlaps
+        conditions = space.conditions(props)
+        rows = local.rows
+        for condition in conditions:
+            rows = local.refine(rows, condition)
+        extent = Extent(_client.each(client, _partitions.refine, shards, root.parts,
+                                     args=(conditions, n_bins, is_nominal)), len(rows))
+        expected = shortened_in_memory(local, SearchResult(conditions, 0.0, rows)).conditions
+        got = shortened(problem, SearchResult(conditions, 0.0, extent)).conditions
+        assert got == expected, conditions
+        shortened_any |= len(expected) < len(conditions)
+        # The last step alone (rarely needed after the set cover): drop each
+        # proposition, last first, that the others kept make redundant.
+        kept = list(range(len(props)))
+        for i in reversed(range(len(props))):
+            others = local.rows
+            for j in kept:
+                if j != i:
+                    others = local.refine(others, conditions[j])
+            if len(others) == len(rows):
+                kept.remove(i)
+        np.testing.assert_array_equal(_without_redundant(problem, space, props, len(rows)),
+                                      props[kept])
+        dropped_any |= len(kept) < len(props)
+    assert shortened_any, "no query was shortened: the test would not see a wrong choice"
+    assert dropped_any, "no proposition was redundant: the test would not see a wrong one"
