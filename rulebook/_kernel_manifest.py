@@ -7,47 +7,48 @@ callees first.
 """
 
 KERNELS = {'greedy': (('rulebook.objectives:_objective',
-             0.18,
+             0.12,
              (),
              ('(int64, float64, float64, float64, float64, float64)',)),
             ('rulebook._search_kernels:build_histograms_serial',
-             0.41,
+             0.4,
              (),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
               "Array(float64, 3, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:scan_histograms_serial',
-             1.35,
+             1.15,
              ('rulebook.objectives:_objective',),
              ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', False, "
               "aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               'False, aligned=True))',)),
-            ('rulebook._search_kernels:_satisfies', 0.07, (), ('(uint16, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:split_rows',
-             0.24,
+             0.19,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:filter_rows',
-             0.22,
+             0.28,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:greedy_cover',
-             1.73,
+             2.12,
              ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-              "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', True, "
-              "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
-              "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-              "True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
+              "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
+              "False, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+              "'C', True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+              "'C', False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, "
+              "Array(int64, 1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:redundant',
-             0.75,
+             0.32,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
@@ -55,97 +56,97 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
  'optimal': (('rulebook.objectives:_objective',
-              0.18,
+              0.12,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.65,
+              0.39,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              1.89,
+              1.19,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.09, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.3,
+              0.21,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.45,
+              0.29,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.73,
+              0.5,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._pair_kernels:column_sums',
-              0.29,
+              0.19,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.33,
+              0.44,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.04, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.02, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:best_interval',
-              1.18,
+              0.68,
               ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.21,
+              0.15,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.31,
+              0.25,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.3,
+              0.25,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.91,
+              0.68,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.29,
+              0.24,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.74,
+              0.89,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              1.37,
+              0.73,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
@@ -154,19 +155,19 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.36,
+              0.3,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:_members_c',
-              0.13,
+              0.1,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.18,
+              0.14,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
@@ -177,7 +178,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              2.34,
+              2.17,
               ('rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
@@ -193,21 +194,22 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
                "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.33,
+              0.32,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:greedy_cover',
-              2.39,
+              2.12,
               ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-               "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
-               "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
-               "1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
+               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
+               "False, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+               "'C', True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, "
+               "1, 'C', False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, "
+               "Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:redundant',
-              0.33,
+              0.49,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -215,32 +217,32 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                "Array(bool, 1, 'C', False, aligned=True))",))),
  'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
-                 0.15,
+                 0.12,
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.2,
+                 0.12,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.33,
+                 0.2,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.27, (), ('(int64,)',)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.31, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
-                 0.14,
+                 0.09,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.38,
+                 0.15,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_grown', 0.11, (), ('(int64, int64, int64)',)),
+                ('rulebook._orthogonal_bnb_kernels:_grown', 0.15, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.25,
+                 0.35,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
@@ -249,21 +251,21 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.62,
+                 0.48,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.19,
+                 0.18,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
                   "(Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', "
                   'False, aligned=True), int64)')),
                 ('rulebook._orthogonal_kernels:prefix_values',
-                 0.72,
+                 0.54,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), float64, Array(float64, 1, 'C', False, aligned=True))",)),
@@ -272,67 +274,67 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.6,
+                 0.67,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:prefix_values'),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True), float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.48,
+                 0.45,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
                 ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.36,
+                 0.24,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.51,
+                 0.53,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
                   "Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.26,
+                 0.17,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 1.31,
+                 0.86,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
                   "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.84,
+                 0.63,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_refinement_order',
-                 0.42,
+                 0.34,
                  ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
                   'rulebook._orthogonal_bnb_kernels:_snap'),
                  ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.19,
+                 0.17,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
-                 0.16,
+                 0.14,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.16,
+                 0.13,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.16,
+                 0.13,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
                   "aligned=True), Array(float64, 4, 'C', False, aligned=True), Array(int64, 1, "
@@ -340,23 +342,23 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(float64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_pop',
-                 0.22,
+                 0.24,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_decode', 0.09, (), ('(int64, int64, bool)',)),
+                ('rulebook._orthogonal_bnb_kernels:_decode', 0.07, (), ('(int64, int64, bool)',)),
                 ('rulebook._search_kernels:_satisfies',
-                 0.14,
+                 0.13,
                  (),
                  ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:split_rows',
-                 0.29,
+                 0.25,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.13,
+                 0.15,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 4, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
@@ -364,12 +366,12 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.24,
+                 0.59,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 6.48,
+                 5.49,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_decode',
@@ -396,22 +398,22 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   'int64)',)),
                 ('rulebook._search_kernels:filter_rows',
-                 0.31,
+                 0.21,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._search_kernels:greedy_cover',
-                 1.87,
+                 1.56,
                  ('rulebook._search_kernels:_satisfies', 'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-                  "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
-                  "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
-                  "Array(int64, 1, 'C', True, aligned=True), int64, Array(int64, 1, 'C', False, "
-                  'aligned=True))',)),
+                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
+                  "False, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+                  "'C', True, aligned=True), Array(int64, 1, 'C', True, aligned=True), "
+                  "Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', True, "
+                  "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._search_kernels:redundant',
-                 0.49,
+                 0.36,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "

@@ -167,12 +167,13 @@ def _split_rows(X_binned, rows, feature, op, bin_index, missing_bin, kept, remov
     return n_kept
 
 
-def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates, max_chosen,
-                  chosen):
+def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, candidates,
+                  max_chosen, chosen):
     # Greedy set cover for a shorter query of the same extent (Boley et al.
     # 2021, end of Section 3.2).
-    # IN: rows (m,) intp, the root rows; inside (n,) bool, the extent (a
-    #     subset of rows); feature, op, bin_ (P,) the propositions;
+    # IN: rows (m,) intp, the root rows; extent (e,) intp, the query's rows
+    #     (a subset of rows), and inside (n,) bool, True on them; feature,
+    #     op, bin_ (P,) the propositions;
     #     candidates (K,) ascending proposition numbers that may be chosen;
     #     max_chosen: stop after that many.
     # OUT: chosen[:k] proposition numbers in the order chosen. Returns k, or
@@ -193,11 +194,10 @@ def _greedy_cover(X_binned, rows, inside, feature, op, bin_, n_bins, candidates,
         used[feature[candidates[i]]] = True
     counts = np.zeros((n_features, width), np.int64)
     for f in range(n_features):
-        if used[f]:
+        if used[f]:  # the extent's rows only: often a small part of the root's
             column = X_binned[:, f]
-            for r in rows:
-                if inside[r]:
-                    counts[f, column[r]] += 1
+            for r in extent:
+                counts[f, column[r]] += 1
     # Implied: no row of the extent is in a bin the proposition excludes.
     # Only the features of implied candidates are counted from here on.
     implied = np.zeros(candidates.shape[0], np.bool_)

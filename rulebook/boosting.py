@@ -24,7 +24,7 @@ from .corrective import corrective_weights
 from .objectives import search_code
 from .rules import Query, Rule
 from .search import SearchProblem, start_rounds
-from .weight_updates import weight_update
+from .weight_updates import StagewiseUpdate, weight_update
 
 # A round whose gradient sum over the chosen extent is this small relative
 # to the total absolute gradient of the first round cannot reduce the loss:
@@ -33,6 +33,11 @@ from .weight_updates import weight_update
 # noise, and the best extent of that noise holds a large share of it (the
 # fit went on adding rules that fit noise of 1e-16).
 _STOP_TOLERANCE = 1e-12
+# Rounds between root histograms built directly from every row: in between
+# each round's is the last one's plus the change on the last rule's extent
+# (SearchProblem.root_histograms), whose rounding would otherwise add up
+# over a long fit.
+ROOT_REBUILD_ROUNDS = 16
 
 
 @dataclass
@@ -84,6 +89,7 @@ def fit_boosting(setup):
                        1.0, 0, 0, time.perf_counter() - started,
                        _model_stats(intercept, [], update))]
     rules = []
+    previous = None  # the last round's problem and the rows whose raw score changed since
     for t in range(1, setup.n_rules + 1):
         check_interrupt()  # a Ctrl-C swallowed by a callback (_progress.interrupts_kept)
         start = time.perf_counter()
@@ -91,6 +97,9 @@ def fit_boosting(setup):
         if t == 1:
             gradient_scale = float(np.abs(g).sum())
         problem = _problem(setup, g, h, rows)
+        if previous is not None and t % ROOT_REBUILD_ROUNDS:
+            problem.root_update = _root_update(*previous, g, h)
+        previous = None
         with _round_progress(setup.progress, t):
             result = rounds.search(problem)
             if not result.conditions and result.value > 0:
@@ -121,6 +130,8 @@ def fit_boosting(setup):
         weight = rules[-1].weight
         result.stats = {**result.stats, **update_stats}
         rounds.added(result.rows)
+        if isinstance(update, StagewiseUpdate):  # raw changed on the rule's extent only
+            previous = (problem, result.rows)
         complexity = len(rules) + sum(len(r) for r in rules)
         # The whole model after this round: a corrective update changes every
         # weight, so the model of round t is not the first t rules of the
@@ -132,6 +143,17 @@ def fit_boosting(setup):
         if setup.progress is not None:
             setup.progress.update(1)
     return intercept, rules, _history_frame(history), update.base_weights
+
+
+def _root_update(problem, changed, g, h):
+    """``SearchProblem.root_update`` of the next round, or None.
+
+    None unless the last round's problem built its root histograms; ``g``
+    and ``h`` differ from that problem's only on ``changed``.
+    """
+    if problem._root_hist is None:
+        return None
+    return problem._root_hist, changed, g - problem.g, h - problem.h
 
 
 def fit_base(setup):

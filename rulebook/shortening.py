@@ -57,8 +57,9 @@ def shortest_equivalent(problem, props, rows, space=None):
     inside = np.zeros(len(X), bool)
     inside[rows] = True
     chosen = np.empty(len(props) - 1, np.int64)
-    k = search_kernels.greedy_cover(X, root, inside, space.feature, space.op, space.bin, n_bins,
-                                    space.searched, len(chosen), chosen)
+    k = search_kernels.greedy_cover(X, root, np.asarray(rows, np.intp), inside, space.feature,
+                                    space.op, space.bin, n_bins, space.searched, len(chosen),
+                                    chosen)
     best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
     if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
         # Fewer propositions on more columns: longer in conditions.

@@ -193,3 +193,65 @@ def test_the_stop_warning_points_at_the_callers_line():
         RuleBoostingRegressor(n_rules=3, reg_lambda=0.0, verbose=0).fit(X, y)
     stops = [w for w in caught if "boosting stopped" in str(w.message)]
     assert stops and stops[0].filename == __file__
+
+
+@pytest.mark.parametrize("loss, learner", [("logistic", "greedy"), ("poisson", "greedy"),
+                                           ("squared", "optimal")])
+def test_root_histograms_from_the_last_round_equal_a_direct_pass(monkeypatch, loss, learner):
+    """Each round's root histograms, built from the last round's plus the
+    change on the last rule's extent (``SearchProblem.root_update``), are
+    those of a direct pass over every row: counts and weights to the bit,
+    sums of g and h to rounding; across a direct rebuild
+    (``ROOT_REBUILD_ROUNDS``), with sample weights."""
+    from rulebook import boosting, search
+
+    monkeypatch.setattr(boosting, "ROOT_REBUILD_ROUNDS", 5)
+    rng = np.random.default_rng(7)
+    n = 3000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 40, n).astype(float),
+                      "c": rng.choice(["u", "v", "w"], n)})
+    X.loc[X.index[::17], "a"] = np.nan
+    signal = (X["a"].fillna(0) > 0.3) + (X["b"] < 10) + (X["c"] == "v")
+    signal = signal.to_numpy(float)
+    noisy = signal + rng.normal(size=n)
+    y = {"logistic": np.where(noisy > 1.5, 1.0, -1.0), "poisson": rng.poisson(np.exp(0.5 * signal)),
+         "squared": noisy}[loss].astype(float)
+    weights = rng.choice([0.0, 0.5, 1.0, 2.0], n)
+    binner = Binner(64)
+    X_binned = binner.fit_transform(X, weights)
+    learner_, objective, update = resolve_learner(learner, "second_order", None, "auto")
+    checked = []
+    original = search.SearchProblem.root_histograms
+
+    def checked_root(self):
+        incremental = self.root_update is not None
+        hist = original(self)
+        direct = self._build(self.rows, self.g, self.h)
+        np.testing.assert_array_equal(hist[:, :, 2:], direct[:, :, 2:])
+        scale = np.abs(self.g[self.rows]).sum() + np.abs(self.h[self.rows]).sum()
+        np.testing.assert_allclose(hist[:, :, :2], direct[:, :, :2], rtol=0, atol=1e-12 * scale)
+        checked.append(incremental)
+        return hist
+
+    monkeypatch.setattr(search.SearchProblem, "root_histograms", checked_root)
+    setup = BoostingSetup(X_binned=X_binned, binner=binner, y=y, sample_weight=weights,
+                          loss=get_loss(loss), learner=learner_, objective=objective,
+                          reg_lambda=1.0, n_rules=12, max_rule_length=2, weight_update=update)
+    _, rules, _, _ = fit_boosting(setup)
+    assert len(rules) == 12
+    assert sum(checked) >= 8 and not all(checked), checked  # both kinds of round ran
+
+
+def test_root_histograms_update_gives_the_same_rules_as_direct_passes(monkeypatch):
+    """The same queries and, to rounding, the same weights as a fit whose
+    every root is a direct pass (the change is speed, not results)."""
+    from rulebook import boosting
+
+    X, y = load_titanic()
+    fits = []
+    for every in (boosting.ROOT_REBUILD_ROUNDS, 1):
+        monkeypatch.setattr(boosting, "ROOT_REBUILD_ROUNDS", every)
+        fits.append(RuleBoostingClassifier(n_rules=20, verbose=0).fit(X, y).ensemble_)
+    assert [str(r.query) for r in fits[0].rules] == [str(r.query) for r in fits[1].rules]
+    np.testing.assert_allclose([r.weight for r in fits[0].rules], [r.weight for r in fits[1].rules],
+                               rtol=1e-12)
