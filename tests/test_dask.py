@@ -122,6 +122,31 @@ def test_default_bins_are_the_in_memory_ones_when_every_partition_sketch_is_exac
     np.testing.assert_array_equal(fitted.classes_, reference.classes_)
 
 
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+def test_optimal_learner_on_merged_atoms_equals_in_memory(client, loss):
+    # The atoms of all partitions merged on the client, the branch and
+    # bound on their summed statistics: the in-memory optimum.
+    X, targets = _table(n=500, seed=7)
+    dask_estimator, estimator, kwargs = _estimators(loss)
+    params = {"n_rules": 3, "learner": "optimal", "cut_points": _cut_points(X), "verbose": 0,
+              **kwargs}
+    Xd, yd = _partitioned(X, targets[loss], chunksize=130)
+    fitted = dask_estimator(**params).fit(Xd, yd)
+    reference = estimator(**params).fit(X, targets[loss])
+    assert reference.history_["certified"].iloc[1:].all()  # optimal, not a time limit's best
+    assert_same_fit(fitted, reference)
+
+
+def test_too_many_atoms_for_the_optimal_learner_is_an_error_saying_what_to_do(client, monkeypatch):
+    from rulebook.dask import _atoms
+
+    monkeypatch.setattr(_atoms, "MAX_ATOMS", 50)
+    X, targets = _table(n=300)
+    Xd, yd = _partitioned(X, targets["squared"])
+    with pytest.raises(ValueError, match=r"more than MAX_ATOMS=50 .*max_bins=16.*learner='greedy'"):
+        rdask.RuleBoostingRegressor(n_rules=1, learner="optimal").fit(Xd, yd)
+
+
 def test_approximate_cut_points_split_the_rows_about_evenly(client):
     # More distinct values than a partition's sketch keeps: the cut points
     # are approximate quantiles, within a small share of the exact ones.
@@ -212,8 +237,8 @@ def test_targets_partitioned_otherwise_are_refused_naming_y(client):
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"learner": "optimal"}, r"learner='optimal'.*not distributed yet.*learner='greedy'"),
-    ({"learner": "orthogonal"}, r"learner='orthogonal'.*not distributed yet"),
+    ({"learner": "orthogonal"}, r"learner='orthogonal'.*not distributed yet.*learner='greedy'"),
+    ({"search": "beam"}, r"search='beam'\) is not distributed yet"),
     ({"weight_update": "corrective"}, r"weight_update='corrective' is not distributed yet"),
     ({"include_linear": True}, r"include_linear=True is not distributed yet"),
     ({"propositions": 10}, r"propositions=10 is not distributed yet"),

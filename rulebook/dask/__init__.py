@@ -7,7 +7,7 @@ parameters of :class:`rulebook.RuleBoostingClassifier` /
 ``distributed.Client``. The fitted ``ensemble_`` is a plain
 :class:`~rulebook.RuleEnsemble`.
 
-How a fit is spread (greedy learner, stagewise weights):
+How a fit is spread (greedy and optimal learners, stagewise weights):
 
 * bins: a weighted quantile sketch per numeric column and the categories of
   the nominal ones, merged over partitions in a tree; each worker bins its
@@ -17,7 +17,10 @@ How a fit is spread (greedy learner, stagewise weights):
   rulebook's own scan (:mod:`._search`); the chosen condition goes back to
   the workers, which split their rows and, once the rule is chosen, update
   their raw scores (:mod:`._boosting`). What crosses the network per node is
-  a histogram per partition, whatever the number of rows.
+  a histogram per partition, whatever the number of rows;
+* the optimal learner: the atoms (rows with the same bins) of all
+  partitions, merged once, searched on the client with their per-round
+  sums of gradients reduced over partitions (:mod:`._atoms`).
 
 Dask is an optional dependency (``pip install "rulebook[dask]"``); it is
 imported when a fit or a prediction on Dask input needs it.

@@ -19,13 +19,14 @@ from .._validation import NOMINAL
 from ..greedy import GreedyLearner
 from ..learners import resolve_learner
 from ..losses import get_loss
+from ..optimal import OptimalLearner
 from ..rules import RuleEnsemble
 from . import _binning, _client
 from ._boosting import DistributedSetup, fit_boosting
 
-_SUPPORTED = ("rulebook.dask supports learner='greedy' (or a GreedyLearner) with stagewise "
-              "weight updates and the objectives 'second_order', 'gradient_boosting' and "
-              "'gradient_sum'")
+_SUPPORTED = ("rulebook.dask supports learner='greedy' and 'optimal' (or a GreedyLearner or an "
+              "OptimalLearner) with stagewise weight updates and the objectives 'second_order', "
+              "'gradient_boosting' and 'gradient_sum'")
 
 
 def is_dask_collection(value):
@@ -52,10 +53,10 @@ def _check_distributed_params(estimator):
     """
     learner, objective, weight_update = resolve_learner(
         estimator.learner, estimator.objective, estimator.search, estimator.weight_update)
-    if not isinstance(learner, GreedyLearner):
+    if not isinstance(learner, (GreedyLearner, OptimalLearner)):
         raise NotImplementedError(
             f"learner={estimator.learner!r} (search={estimator.search!r}) is not distributed "
-            f"yet: {_SUPPORTED}. The optimal and orthogonal learners run in memory "
+            f"yet: {_SUPPORTED}. The orthogonal learner and beam search run in memory "
             "(rulebook.RuleBoostingClassifier / RuleBoostingRegressor), e.g. on a sample.")
     if objective == "orthogonal" or weight_update != "stagewise":
         raise NotImplementedError(
@@ -151,14 +152,16 @@ class _DaskRuleBoosting:
             of that kind (pandas or numpy input: use the in-memory
             estimators), columns of unsupported dtype.
         ValueError
-            No ``distributed.Client``; ``y`` or ``sample_weight`` partitioned
+            No ``distributed.Client``; with ``learner="optimal"``, more atoms
+            (rows with distinct bins) than the client takes
+            (``rulebook.dask._atoms.MAX_ATOMS``); ``y`` or ``sample_weight`` partitioned
             otherwise than ``X``; the in-memory fit's checks of parameters,
             columns, target and weights; a text column whose cells all hold
             numbers (convert it: :func:`dask.dataframe.to_numeric`).
         NotImplementedError
-            A learner other than greedy, corrective weights, the orthogonal
-            objective, ``propositions`` or ``include_linear``: not
-            distributed yet (the message names the parameter).
+            A learner other than greedy and optimal, corrective weights, the
+            orthogonal objective, ``propositions`` or ``include_linear``:
+            not distributed yet (the message names the parameter).
         """
         self._check_params()
         learner, objective = _check_distributed_params(self)
@@ -227,15 +230,19 @@ _FIT_NOTES = """
     ``distributed.Client``: the bins come from a quantile sketch merged over
     all partitions (exact where each partition has at most 2048 distinct
     values per column), the partitions are binned on the workers and stay
-    there, and each search node sums the partitions' histograms. With the
-    same bins (e.g. ``cut_points`` for every numeric column), the rules,
-    intercept and weights are those of the in-memory estimator, to rounding.
+    there, and each search node of the greedy learner sums the partitions'
+    histograms; the optimal learner searches the atoms (rows with the same
+    bins) of all partitions, merged on the client, with their statistics
+    summed. With the same bins (e.g. ``cut_points`` for every numeric
+    column), the rules, intercept and weights are those of the in-memory
+    estimator, to rounding.
     ``predict`` and the other prediction methods return a Dask collection
     (a Series, or a DataFrame with a column per class, indexed as ``X``; a
     dask array for a dask array) for Dask input, and what the in-memory
     estimator returns for pandas or numpy input. Not distributed yet: the
-    optimal and orthogonal learners, corrective weights, ``propositions``,
-    ``include_linear``, the ``staged_*`` methods on Dask input.
+    orthogonal learner and beam search, corrective weights,
+    ``propositions``, ``include_linear``, the ``staged_*`` methods on Dask
+    input.
 
     References
     ----------

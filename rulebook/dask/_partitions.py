@@ -420,3 +420,48 @@ def add_arrays(*arrays):
     for array in arrays[1:]:
         total += array
     return total
+
+
+# -- atoms (the optimal learner) ---------------------------------------------------
+def atoms_of(shard, limit):
+    """The partition's distinct rows of bin codes (rows of positive weight),
+    at most ``limit + 1`` of them (more is an error on the client anyway).
+
+    Returns
+    -------
+    ndarray of shape (n_atoms, n_features), uint16, rows ascending
+    """
+    return np.unique(np.ascontiguousarray(shard.X_binned[shard.rows]), axis=0)[:limit + 1]
+
+
+def merge_atoms(*tables, limit):
+    """The distinct rows of the union of ``tables`` (a reduction step), at
+    most ``limit + 1``."""
+    return np.unique(np.concatenate(tables), axis=0)[:limit + 1]
+
+
+def _as_keys(codes):
+    """Each row of bin codes as one opaque value (for matching whole rows)."""
+    codes = np.ascontiguousarray(codes)
+    return codes.view(np.dtype((np.void, codes.dtype.itemsize * codes.shape[1]))).ravel()
+
+
+def atom_ids(shard, table):
+    """The atom (row of ``table``) of each of the partition's rows of positive weight."""
+    keys, row_keys = _as_keys(table), _as_keys(shard.X_binned[shard.rows])
+    order = np.argsort(keys)
+    return order[np.searchsorted(keys[order], row_keys)]
+
+
+def atom_counts(shard, ids, n_atoms):
+    """``[sum of s, rows]`` per atom over the partition: shape (2, n_atoms)."""
+    return np.stack([np.bincount(ids, weights=shard.c[shard.rows], minlength=n_atoms),
+                     np.bincount(ids, minlength=n_atoms).astype(np.float64)])
+
+
+def atom_gradients(shard, gh, ids, n_atoms):
+    """``[G, H]`` per atom over the partition: shape (2, n_atoms)."""
+    g, h = gh
+    rows = shard.rows
+    return np.stack([np.bincount(ids, weights=g[rows], minlength=n_atoms),
+                     np.bincount(ids, weights=h[rows], minlength=n_atoms)])
