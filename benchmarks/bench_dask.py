@@ -1,0 +1,206 @@
+"""Rule boosting on Dask (issue 22): time, memory and traffic of a distributed greedy fit.
+
+For synthetic binary classification and regression tables of ``--rows``
+rows (default 10^5 and 10^6) x ``--features`` numeric columns (default 20),
+generated lazily per partition by ``dask.dataframe.from_map`` (each
+partition from its own seed, never materialised on the client), each size
+and task runs in a fresh child process that starts a ``LocalCluster`` of
+``--workers`` worker processes (default 2) with one thread each (numba
+too: ``NUMBA_NUM_THREADS=1`` in the workers) and fits
+``rulebook.dask.RuleBoostingClassifier`` / ``RuleBoostingRegressor`` with
+10 greedy rules, everything else at its default. After an untimed warm-up
+fit on 5,000 rows (the workers load numba's compiled kernels), it prints:
+
+* *fit s*: the wall time of ``fit`` (both passes over the data, binning,
+  the boosting rounds);
+* *bin s*: the part of it before the first round (the two passes: sketch
+  and categories, then bin codes);
+* *worker peak MiB*: each worker process's peak resident memory
+  (``VmHWM``; since the worker started, so the warm-up counts, a few MiB),
+  beside its resident memory before the fit (*worker base MiB*: Python,
+  pandas, Dask, numba's kernels) and the bin codes it holds (*binned MiB*,
+  ``rows x features x 2`` bytes over the workers);
+* *client peak MiB*: the client process's peak (``VmHWM``) at the end of
+  the distributed fit;
+* *bytes/round*: bytes of task results the workers sent (to one another
+  and to the client: ``Worker.transfer_outgoing_bytes_total``) during the
+  boosting rounds, per round; and those of the binning passes;
+* for sizes up to ``--in-memory-max`` rows (default 10^6): the table
+  computed on the client and the in-memory estimator fitted on it (numba
+  on all cores), its *fit s*, and the ratio distributed / in memory, and
+  whether both fits chose the same rules (they need not: the distributed
+  bins are approximate quantiles once a partition has more than 2048
+  distinct values in a column), with the final training loss of each.
+
+Prints, never asserts. ``--rows 10000000 100000000`` asks for 10^7 and
+10^8 rows (10^8 x 20 columns is 16 GB of float64 generated, 4 GB of bin
+codes kept).
+
+Usage::
+
+    python benchmarks/bench_dask.py
+    python benchmarks/bench_dask.py --rows 10000000 --tasks regression
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+PARTITION_ROWS = 250_000
+
+
+def make_partition(seed, rows, features, task):
+    """One partition: ``rows`` x ``features`` standard normal columns and a
+    target of a few rule-like effects (and noise), from ``seed``."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(rows, features))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(features)])
+    signal = (X[:, 0] > 0.5) * 1.2 - (X[:, 1] < -0.3) * (X[:, 2] > 0) * 1.5 + 0.4 * X[:, 3]
+    if task == "classification":
+        frame["y"] = (rng.random(rows) < 1.0 / (1.0 + np.exp(-(signal - 0.2)))).astype(np.int64)
+    else:
+        frame["y"] = signal + rng.normal(scale=0.7, size=rows)
+    return frame
+
+
+def lazy_table(rows, features, task, partition_rows=None, seed=0, workers=2):
+    """``(X, y)``: Dask collections whose partitions are generated on the workers.
+
+    Partitions of ``PARTITION_ROWS`` rows, or fewer so that every worker
+    has at least two.
+    """
+    import dask.dataframe as dd
+
+    if partition_rows is None:
+        partition_rows = min(PARTITION_ROWS, -(-rows // (2 * workers)))
+    sizes = [min(partition_rows, rows - start) for start in range(0, rows, partition_rows)]
+    seeds = [seed * 100_003 + k for k in range(len(sizes))]
+    frame = dd.from_map(make_partition, seeds, sizes, features=features, task=task,
+                        meta=make_partition(0, 0, features, task), enforce_metadata=False)
+    return frame[[f"x{j}" for j in range(features)]], frame["y"]
+
+
+def _status(field):
+    """A field of /proc/self/status in bytes (``VmHWM``: the peak resident memory)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _peak(dask_worker=None):
+    return _status("VmHWM")
+
+
+def _resident(dask_worker=None):
+    return _status("VmRSS")
+
+
+def _sent(dask_worker):
+    return dask_worker.transfer_outgoing_bytes_total
+
+
+def run_one(rows, task, features, workers, in_memory_max, n_rules):
+    """Fit one size and task on a fresh cluster; returns the figures."""
+    os.environ["NUMBA_NUM_THREADS"] = "1"  # read by the workers' numba at their import
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    import rulebook
+    import rulebook.dask as rdask
+    from rulebook.dask import _estimators
+
+    estimator = rdask.RuleBoostingClassifier if task == "classification" else rdask.RuleBoostingRegressor
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    client = Client(cluster)
+    estimator(n_rules=2, verbose=0).fit(*lazy_table(5000, features, task, 2500, seed=1))
+    marks = {}
+    fit_boosting = _estimators.fit_boosting
+
+    def marked(setup):
+        marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()))
+        return fit_boosting(setup)
+
+    _estimators.fit_boosting = marked
+    X, y = lazy_table(rows, features, task, workers=workers)
+    base = [round(v / 2**20) for v in client.run(_resident).values()]
+    sent0 = sum(client.run(_sent).values())
+    started = time.perf_counter()
+    model = estimator(n_rules=n_rules, verbose=0).fit(X, y)
+    seconds = time.perf_counter() - started
+    sent1 = sum(client.run(_sent).values())
+    rounds = max(1, len(model.ensemble_))
+    figures = {
+        "task": task, "rows": rows, "features": features, "partitions": X.npartitions,
+        "workers": workers, "rules": len(model.ensemble_), "fit_s": round(seconds, 2),
+        "bin_s": round(marks["boosting"][0] - started, 2),
+        "worker_base_mib": base,
+        "worker_peak_mib": [round(v / 2**20) for v in client.run(_peak).values()],
+        "binned_mib_per_worker": round(rows * features * 2 / workers / 2**20),
+        "client_peak_mib": round(_peak() / 2**20),
+        "binning_bytes": int(marks["boosting"][1] - sent0),
+        "bytes_per_round": int((sent1 - marks["boosting"][1]) / rounds),
+        "train_loss": round(float(model.history_["train_loss"].iloc[-1]), 5),
+    }
+    client.close()
+    cluster.close()
+    if rows <= in_memory_max:
+        frame_X, frame_y = X.compute(scheduler="sync"), y.compute(scheduler="sync")
+        in_memory = (rulebook.RuleBoostingClassifier if task == "classification"
+                     else rulebook.RuleBoostingRegressor)(n_rules=n_rules, verbose=0)
+        in_memory.fit(frame_X.iloc[:5000], frame_y.iloc[:5000])  # kernels compiled or loaded
+        started = time.perf_counter()
+        in_memory.fit(frame_X, frame_y)
+        figures["in_memory_fit_s"] = round(time.perf_counter() - started, 2)
+        figures["ratio"] = round(seconds / figures["in_memory_fit_s"], 2)
+        figures["in_memory_train_loss"] = round(float(in_memory.history_["train_loss"].iloc[-1]), 5)
+        figures["same_rules"] = ([str(r.query) for r in model.ensemble_]
+                                 == [str(r.query) for r in in_memory.ensemble_])
+    return figures
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rules", type=int, default=10)
+    parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
+                        choices=["classification", "regression"])
+    parser.add_argument("--in-memory-max", type=int, default=1_000_000)
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:  # the child: one size and task
+        print(json.dumps(run_one(args.rows[0], args.tasks[0], args.features, args.workers,
+                                 args.in_memory_max, args.rules)), flush=True)
+        return
+    results = []
+    for rows in args.rows:
+        for task in args.tasks:
+            command = [sys.executable, __file__, "--one", "--rows", str(rows), "--tasks", task,
+                       "--features", str(args.features), "--workers", str(args.workers),
+                       "--rules", str(args.rules), "--in-memory-max", str(args.in_memory_max)]
+            done = subprocess.run(command, check=False, capture_output=True, text=True)
+            lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+            if done.returncode or not lines:
+                print(f"{task} {rows}: failed\n{done.stderr[-2000:]}", flush=True)
+                continue
+            results.append(json.loads(lines[-1]))
+            print(lines[-1], flush=True)
+    if results:
+        table = pd.DataFrame(results).set_index(["task", "rows"])
+        with pd.option_context("display.width", 200, "display.max_columns", 30):
+            print(table)
+
+
+if __name__ == "__main__":
+    main()
