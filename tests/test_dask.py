@@ -331,3 +331,12 @@ def test_query_shortening_makes_the_in_memory_choices(client):
         dropped_any |= len(kept) < len(props)
     assert shortened_any, "no query was shortened: the test would not see a wrong choice"
     assert dropped_any, "no proposition was redundant: the test would not see a wrong one"
+
+
+def test_without_the_dask_extra_fit_says_how_to_install_it(monkeypatch):
+    import sys
+
+    X, targets = _table(n=50)
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"pip install 'rulebook\[dask\]'"):
+        rdask.RuleBoostingRegressor(n_rules=1).fit(X, targets["squared"])

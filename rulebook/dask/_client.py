@@ -15,6 +15,24 @@ import pandas as pd
 FAN_IN = 8
 
 
+def require_dask():
+    """Import Dask's dataframe and distributed packages, or say how to install them.
+
+    Raises
+    ------
+    ImportError
+        When the optional ``dask`` extra is not installed.
+    """
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as error:
+        raise ImportError(
+            "rulebook.dask needs Dask's dataframe and distributed packages, the optional "
+            "'dask' extra: pip install 'rulebook[dask]' (or pip install 'dask[dataframe,"
+            f"distributed]'). ({error})") from error
+
+
 def current_client():
     """The ``distributed.Client`` of this process (``distributed.get_client``).
 

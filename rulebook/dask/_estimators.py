@@ -147,6 +147,8 @@ class _DaskRuleBoosting:
 
         Raises
         ------
+        ImportError
+            Without the optional ``dask`` extra (``pip install "rulebook[dask]"``).
         TypeError
             ``X``, ``y`` or ``sample_weight`` that is not a Dask collection
             of that kind (pandas or numpy input: use the in-memory
@@ -165,6 +167,7 @@ class _DaskRuleBoosting:
         """
         self._check_params()
         learner, objective = _check_distributed_params(self)
+        _client.require_dask()
         by_name = not is_dask_array(X)  # columns by name, as the in-memory fit of a DataFrame
         X, y, sample_weight = _as_collections(X, y, sample_weight)
         client = _client.current_client()
