@@ -206,6 +206,7 @@ def test_root_histograms_from_the_last_round_equal_a_direct_pass(monkeypatch, lo
     from rulebook import boosting, search
 
     monkeypatch.setattr(boosting, "ROOT_REBUILD_ROUNDS", 5)
+    monkeypatch.setattr(boosting, "ROOT_UPDATE_MIN_ROWS", 0)
     rng = np.random.default_rng(7)
     n = 3000
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 40, n).astype(float),
@@ -248,6 +249,7 @@ def test_root_histograms_update_gives_the_same_rules_as_direct_passes(monkeypatc
     from rulebook import boosting
 
     X, y = load_titanic()
+    monkeypatch.setattr(boosting, "ROOT_UPDATE_MIN_ROWS", 0)
     fits = []
     for every in (boosting.ROOT_REBUILD_ROUNDS, 1):
         monkeypatch.setattr(boosting, "ROOT_REBUILD_ROUNDS", every)
@@ -255,3 +257,42 @@ def test_root_histograms_update_gives_the_same_rules_as_direct_passes(monkeypatc
     assert [str(r.query) for r in fits[0].rules] == [str(r.query) for r in fits[1].rules]
     np.testing.assert_allclose([r.weight for r in fits[0].rules], [r.weight for r in fits[1].rules],
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+def test_gradients_of_some_rows_are_those_of_a_pass_over_every_row(loss):
+    """The loop recomputes g and h on the last rule's extent only
+    (``_next_problem``): element by element the same bits as the whole pass,
+    whatever the rows' positions in the arrays (SIMD bodies and tails)."""
+    rng = np.random.default_rng(11)
+    n = 10_007
+    y = {"squared": rng.normal(size=n), "logistic": rng.choice([-1.0, 1.0], n),
+         "poisson": rng.poisson(3.0, n).astype(float)}[loss]
+    raw = rng.normal(scale=3.0, size=n)
+    weights = rng.choice([0.5, 1.0, 2.0], n)
+    g, h = get_loss(loss).gradient_hessian(y, raw, weights)
+    for rows in (np.arange(1, n, 3), np.sort(rng.choice(n, 37, replace=False)), np.array([n - 1])):
+        g_rows, h_rows = get_loss(loss).gradient_hessian(y[rows], raw[rows], weights[rows])
+        np.testing.assert_array_equal(g_rows, g[rows])
+        np.testing.assert_array_equal(h_rows, h[rows])
+
+
+def test_training_loss_and_gradients_from_the_extent_match_direct_passes(monkeypatch):
+    """history_'s training loss, updated on each rule's extent, is the loss
+    of a direct pass (to rounding) in every round, with sample weights and
+    an intercept shift."""
+    from rulebook import boosting
+
+    X, y = load_titanic()
+    weights = np.random.default_rng(2).choice([0.5, 1.0, 3.0], len(y))
+    fits = []
+    for every in (boosting.ROOT_REBUILD_ROUNDS, 1):
+        monkeypatch.setattr(boosting, "ROOT_REBUILD_ROUNDS", every)
+        fits.append(RuleBoostingClassifier(n_rules=20, verbose=0).fit(X, y, sample_weight=weights))
+    incremental, direct = (f.history_["train_loss"].to_numpy() for f in fits)
+    np.testing.assert_allclose(incremental, direct, rtol=1e-12)
+    assert [str(r.query) for r in fits[0].ensemble_.rules] == [str(r.query) for r in fits[1].ensemble_.rules]
+    for k, staged in enumerate(fits[0].staged_ensembles()):
+        raw = staged.decision_function(X)
+        yy = np.where(y == fits[0].classes_[1], 1.0, -1.0)
+        assert incremental[k] == pytest.approx(get_loss("logistic").loss(yy, raw, weights), rel=1e-9)
