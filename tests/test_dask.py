@@ -98,43 +98,35 @@ def assert_same_fit(distributed, in_memory):
 def test_fit_equals_in_memory_fit_on_the_same_bins(client, loss):
     X, targets = _table()
     dask_estimator, estimator, kwargs = _estimators(loss)
-    params = dict(n_rules=4, cut_points=_cut_points(X), verbose=0, **kwargs)
+    params = dict(n_rules=3, cut_points=_cut_points(X), verbose=0, **kwargs)
     Xd, yd = _partitioned(X, targets[loss])
     assert Xd.npartitions == 5
     fitted = dask_estimator(**params).fit(Xd, yd)
     reference = estimator(**params).fit(X, targets[loss])
-    assert len(reference.ensemble_) == 4
+    assert len(reference.ensemble_) == 3
     assert_same_fit(fitted, reference)
     assert isinstance(fitted.ensemble_, rulebook.RuleEnsemble)
 
 
-def test_default_bins_are_the_in_memory_ones_when_every_partition_sketch_is_exact(client):
-    # At most 2048 distinct values per partition and column: the merged
-    # sketch holds every value and its count, so the cut points, thresholds
-    # and hence the whole fit are the in-memory ones without cut_points.
-    X, targets = _table(seed=1)
-    X["x"] = X["x"].round(2)  # about 600 distinct values, more than max_bins
-    Xd, yd = _partitioned(X, targets["logistic"])
-    fitted = rdask.RuleBoostingClassifier(n_rules=3, max_bins=32, verbose=0).fit(Xd, yd)
-    reference = rulebook.RuleBoostingClassifier(n_rules=3, max_bins=32, verbose=0).fit(
-        X, targets["logistic"])
-    assert_same_fit(fitted, reference)
-    np.testing.assert_array_equal(fitted.classes_, reference.classes_)
-
-
 @pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
-def test_optimal_learner_on_merged_atoms_equals_in_memory(client, loss):
+def test_optimal_learner_on_merged_atoms_and_sketch_bins_equals_in_memory(client, loss):
     # The atoms of all partitions merged on the client, the branch and
-    # bound on their summed statistics: the in-memory optimum.
+    # bound on their summed statistics: the in-memory optimum. No
+    # cut_points: at most 2048 distinct values per partition and column,
+    # so the merged sketch holds every value and its count, and its
+    # equal-frequency cut points (max_bins=32, fewer than the values) and
+    # thresholds are the in-memory binner's.
     X, targets = _table(n=500, seed=7)
+    assert X["x"].nunique() > 32
     dask_estimator, estimator, kwargs = _estimators(loss)
-    params = {"n_rules": 3, "learner": "optimal", "cut_points": _cut_points(X), "verbose": 0,
-              **kwargs}
+    params = {"n_rules": 3, "learner": "optimal", "max_bins": 32, "verbose": 0, **kwargs}
     Xd, yd = _partitioned(X, targets[loss], chunksize=130)
     fitted = dask_estimator(**params).fit(Xd, yd)
     reference = estimator(**params).fit(X, targets[loss])
     assert reference.history_["certified"].iloc[1:].all()  # optimal, not a time limit's best
     assert_same_fit(fitted, reference)
+    if loss == "logistic":
+        np.testing.assert_array_equal(fitted.classes_, reference.classes_)
 
 
 def test_too_many_atoms_for_the_optimal_learner_is_an_error_saying_what_to_do(client, monkeypatch):
