@@ -37,12 +37,15 @@ class Extent:
         The number of rows (of all partitions).
     hist : ndarray of shape (n_features, max(n_bins) + 1, 4), optional
         Their summed histograms, once built.
+    sums : tuple of (float, float, float), optional
+        Their ``(G, H, C)``, once summed.
     """
 
-    def __init__(self, parts, size, hist=None):
+    def __init__(self, parts, size, hist=None, sums=None):
         self.parts = parts
         self.size = int(size)
         self.hist = hist
+        self.sums = sums
 
     def __len__(self):
         return self.size
@@ -116,25 +119,42 @@ class DistributedProblem(SearchProblem):
         return self.split(rows, condition)[0]
 
     def child_histograms(self, parent_hist, kept, removed):
-        """As the in-memory problem (the smaller side built, the other by
-        subtraction), kept on ``kept``."""
-        kept.hist = super().child_histograms(parent_hist, kept, removed)
+        """Histograms of ``kept``, kept on it, as the in-memory problem makes
+        them (``SearchProblem.child_histograms``: the smaller side built,
+        the other by subtraction).
+
+        ``kept``'s sums are summed in the same round trip: if it is the
+        round's query, its rule weight needs them.
+        """
+        by_subtraction = len(removed) < len(kept)
+        side = removed if by_subtraction else kept
+        hist, sums = _client.reduce_all(self.client, [
+            (self._histogram_parts(side), _partitions.add_arrays),
+            (self._sum_parts(kept), _partitions.add_arrays)])
+        side.hist = hist
+        kept.sums = tuple(float(v) for v in sums)
+        kept.hist = parent_hist - hist if by_subtraction else hist
         return kept.hist
 
     def sums(self, rows):
-        """``(G, H, C)`` over the extent, summed over partitions.
+        """``(G, H, C)`` over the extent, summed over partitions (kept on it).
 
         The extent's histograms, if not built yet, are built in the same
         round trip (the greedy search asks for both at its root).
         """
-        parts = _client.each(self.client, _partitions.extent_sums, self.shards, self.gh, rows.parts)
-        reductions = [(parts, _partitions.add_arrays)]
+        if rows.sums is not None:
+            return rows.sums
+        reductions = [(self._sum_parts(rows), _partitions.add_arrays)]
         if rows.hist is None:
             reductions.append((self._histogram_parts(rows), _partitions.add_arrays))
-        (G, H, C), *hist = _client.reduce_all(self.client, reductions)
+        sums, *hist = _client.reduce_all(self.client, reductions)
         if hist:
             rows.hist = hist[0]
-        return float(G), float(H), float(C)
+        rows.sums = tuple(float(v) for v in sums)
+        return rows.sums
+
+    def _sum_parts(self, rows):
+        return _client.each(self.client, _partitions.extent_sums, self.shards, self.gh, rows.parts)
 
     def count(self, conditions):
         """Rows of the root extent satisfying every one of ``conditions``."""
