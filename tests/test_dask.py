@@ -332,3 +332,24 @@ def test_without_the_dask_extra_fit_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.dataframe", None)  # as if not installed
     with pytest.raises(ImportError, match=r"pip install 'rulebook\[dask\]'"):
         rdask.RuleBoostingRegressor(n_rules=1).fit(X, targets["squared"])
+
+
+@pytest.mark.parametrize("learner", ["greedy", "optimal"])
+def test_a_round_whose_best_query_is_empty_shifts_the_intercept_as_in_memory(client, learner):
+    # The table of test_input_defects' test_no_rule_has_an_empty_query: with
+    # stagewise weights the best query of round 3 is the empty one; the
+    # intercept takes its weight and the round searches again.
+    import warnings
+
+    X = pd.DataFrame({"s": [1.5, 2.0, np.nan, 3.25] * 15})
+    y = np.random.default_rng(0).normal(size=60)
+    Xd, yd = _partitioned(X, y, chunksize=25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = rdask.RuleBoostingRegressor(n_rules=3, learner=learner, verbose=0).fit(Xd, yd)
+        reference = rulebook.RuleBoostingRegressor(n_rules=3, learner=learner, verbose=0).fit(X, y)
+    assert "intercept_shift" in reference.history_
+    assert_same_fit(fitted, reference)
+    for column in ("intercept", "intercept_shift"):
+        np.testing.assert_allclose(fitted.history_[column], reference.history_[column],
+                                   rtol=TOL, atol=TOL)
