@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import binned_problems
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_optimal import ORDERS, SMALL, assert_consistent, brute_force
 
@@ -197,41 +197,58 @@ def test_orthogonal_cap_never_reached_changes_nothing():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(0, 50), st.integers(1, 4096), st.integers(0, 10**4), st.integers(1, 10**4),
+@given(st.integers(0, 50), st.integers(1, 4096), st.integers(1, 300),
        st.integers(0, 10**5), st.integers(1, 2000), st.integers(0, 60), st.integers(0, 10**5),
        st.lists(st.integers(1, 5000), min_size=6, max_size=6), st.integers(10, 17),
        st.sampled_from([1, 51, 64, 100, 5000, obnb._UNLIMITED]))
-def test_pool_projections_match_numpy(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
+def test_pool_projections_match_numpy(n_exp, hsize, n_words, n_order_used, n_ref_max,
                                       heap_size, n_entries, caps, log_slots, max_nodes):
     """The compiled projections against growing real arrays with ``_grow``
     and a table with ``_rehash``."""
     node_cap = max_nodes
     unlimited = obnb._UNLIMITED
-    ei, hist_pool, row_pool, order_pool, heap, entries = (
-        np.empty((caps[0], 11), np.int64), np.empty((1 + caps[1] % 64, 1, 1, hsize)),
-        np.empty(caps[2], np.int64),
+    ei, hist_pool, bit_pool, order_pool, heap, entries = (
+        np.empty((caps[0], obnb.EI_COLUMNS), np.int64), np.empty((1 + caps[1] % 64, 1, 1, hsize)),
+        np.empty((1 + caps[2] % 64, n_words), np.int64),
         np.empty(caps[3], np.int64), np.empty(obnb.HEAP_FIELDS * caps[4]),
         np.empty((caps[5], 3), np.int64))
     slots = obnb._empty_table(1 << log_slots)
     table = slots.nbytes
-    got = obnb._next_expansion_bytes(n_exp, hsize, n_rows_used, m, n_order_used, n_ref_max,
-                                     heap_size, ei, hist_pool, row_pool, order_pool, heap, slots,
-                                     entries, max_nodes)
-    expected = (obnb._grow_table(ei, n_exp + 1, node_cap).shape[0] * 96
+    got = obnb._next_expansion_bytes(n_exp, hsize, n_order_used, n_ref_max, heap_size, ei,
+                                     hist_pool, bit_pool, order_pool, heap, slots, entries,
+                                     max_nodes)
+    expected = (obnb._grow_table(ei, n_exp + 1, node_cap).shape[0] * (obnb.EI_COLUMNS + 1) * 8
                 + obnb._grow_hists(hist_pool, n_exp + 1, node_cap).nbytes
-                + obnb._grow(row_pool, n_rows_used + m, unlimited).nbytes
+                + obnb._grow_table(bit_pool, n_exp + 1, node_cap).nbytes
                 + 2 * obnb._grow(order_pool, n_order_used + n_ref_max, unlimited).nbytes
                 + obnb._grow(heap, obnb.HEAP_FIELDS * (heap_size + 1), unlimited).nbytes
                 + entries.nbytes + table)
     assert got == expected
     n_keys = min(n_entries, len(slots) // 2)  # the table is at most half full
-    got = obnb._next_pop_bytes(n_entries, n_keys, ei, hist_pool, row_pool, order_pool, heap,
+    got = obnb._next_pop_bytes(n_entries, n_keys, ei, hist_pool, bit_pool, order_pool, heap,
                                slots, entries)
     if 2 * (n_keys + 1) > len(slots):
         table = obnb._rehash(slots).nbytes
-    expected = (ei.shape[0] * 96 + hist_pool.nbytes + row_pool.nbytes + 2 * order_pool.nbytes
-                + heap.nbytes + obnb._grow_table(entries, n_entries + 1, unlimited).nbytes + table)
+    expected = (ei.shape[0] * (obnb.EI_COLUMNS + 1) * 8 + hist_pool.nbytes + bit_pool.nbytes
+                + 2 * order_pool.nbytes + heap.nbytes
+                + obnb._grow_table(entries, n_entries + 1, unlimited).nbytes + table)
     assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 300), max_size=120, unique=True), st.integers(0, 3))
+@example([0, 63, 64, 127, 300], 0)
+def test_an_extent_kept_as_a_bitset_comes_back_ascending(rows, extra_words):
+    """Expansions keep their rows as bitsets (``_store_rows`` / ``_load_rows``):
+    the same rows come back, ascending, whatever stood in the words before;
+    bit 63 (the int64 sign bit) included."""
+    rows = np.array(sorted(rows), np.intp)
+    n_words = 301 // 64 + 1 + extra_words
+    bits = np.full(n_words, -1, np.int64)  # stale bits from an earlier use
+    obnb._store_rows(rows, len(rows), bits)
+    out = np.full(n_words * 64, -7, np.intp)
+    k = obnb._load_rows(bits, out)
+    np.testing.assert_array_equal(out[:k], rows)
 
 
 @pytest.mark.parametrize("size, needed, cap, expected", [
