@@ -353,3 +353,23 @@ def test_a_round_whose_best_query_is_empty_shifts_the_intercept_as_in_memory(cli
     for column in ("intercept", "intercept_shift"):
         np.testing.assert_allclose(fitted.history_[column], reference.history_[column],
                                    rtol=TOL, atol=TOL)
+
+
+def _slice(bounds, X, y):
+    start, stop = bounds
+    return X.iloc[start:stop].assign(y=y[start:stop])
+
+
+def test_an_empty_partition_fits_and_predicts_as_in_memory(client):
+    # A filter can leave partitions without rows: they add nothing to the
+    # sums, and their predictions are empty.
+    X, targets = _table(n=400, seed=8)
+    y = targets["logistic"]
+    frame = dd.from_map(_slice, [(0, 150), (150, 150), (150, 400)], X=X, y=y,
+                        meta=X.iloc[:0].assign(y=y[:0]))
+    Xd, yd = frame.drop(columns="y"), frame["y"]
+    assert Xd.map_partitions(len).compute().tolist() == [150, 0, 250]
+    fitted = rdask.RuleBoostingClassifier(n_rules=2, verbose=0).fit(Xd, yd)
+    assert_same_fit(fitted, rulebook.RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y))
+    np.testing.assert_array_equal(fitted.predict_proba(Xd).compute().to_numpy(),
+                                  fitted.predict_proba(X))

@@ -207,22 +207,32 @@ class _DaskRuleBoosting:
                 raise ValueError(f"X must be 2-D; got a dask array of shape {X.shape}.")
             X = X.rechunk({1: -1})
             if meta.ndim == 1:
-                return X.map_blocks(_block_call, self, method, drop_axis=1, dtype=meta.dtype)
-            return X.map_blocks(_block_call, self, method, chunks=(X.chunks[0], (meta.shape[1],)),
-                                dtype=meta.dtypes.iloc[0])
-        return X.map_partitions(_partition_call, self, method, meta=meta)
+                return X.map_blocks(_block_call, self, method, meta.to_numpy(), drop_axis=1,
+                                    dtype=meta.dtype)
+            return X.map_blocks(_block_call, self, method, meta.to_numpy(),
+                                chunks=(X.chunks[0], (meta.shape[1],)), dtype=meta.dtypes.iloc[0])
+        return X.map_partitions(_partition_call, self, method, meta, meta=meta)
 
 
-def _partition_call(part, estimator, method):
-    """``estimator.method(part)`` on one pandas partition, indexed as it."""
+def _partition_call(part, estimator, method, meta):
+    """``estimator.method(part)`` on one pandas partition, indexed as it.
+
+    An empty partition (a filter's, say) gives an empty result: the
+    in-memory estimator refuses a table without rows.
+    """
+    if len(part) == 0:
+        return meta.set_axis(part.index, axis=0)
     result = getattr(estimator, method)(part)
     if result.ndim == 1:
         return pd.Series(result, index=part.index)
     return pd.DataFrame(result, index=part.index, columns=list(estimator.classes_))
 
 
-def _block_call(block, estimator, method):
-    """``estimator.method(block)`` on one block of a dask array."""
+def _block_call(block, estimator, method, empty):
+    """``estimator.method(block)`` on one block of a dask array (``empty``,
+    without rows, for a block without rows)."""
+    if block.shape[0] == 0:
+        return empty
     return getattr(estimator, method)(block)
 
 
