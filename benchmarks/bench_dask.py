@@ -8,7 +8,8 @@ and task runs in a fresh child process that starts a ``LocalCluster`` of
 ``--workers`` worker processes (default 2) with one thread each (numba
 too: ``NUMBA_NUM_THREADS=1`` in the workers) and fits
 ``rulebook.dask.RuleBoostingClassifier`` / ``RuleBoostingRegressor`` with
-10 greedy rules, everything else at its default. After an untimed warm-up
+10 rules of each of ``--learners`` (default greedy; ``optimal`` searches
+the merged atoms on the client), everything else at its default. After an untimed warm-up
 fit on 5,000 rows (the workers load numba's compiled kernels), it prints:
 
 * *fit s*: the wall time of ``fit`` (both passes over the data, binning,
@@ -107,7 +108,7 @@ def _sent(dask_worker):
     return dask_worker.transfer_outgoing_bytes_total
 
 
-def run_one(rows, task, features, workers, in_memory_max, n_rules):
+def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="greedy"):
     """Fit one size and task on a fresh cluster; returns the figures."""
     os.environ["NUMBA_NUM_THREADS"] = "1"  # read by the workers' numba at their import
     import logging
@@ -122,7 +123,8 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules):
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR)
     client = Client(cluster)
-    estimator(n_rules=2, verbose=0).fit(*lazy_table(5000, features, task, 2500, seed=1))
+    estimator(n_rules=2, learner=learner, verbose=0).fit(*lazy_table(5000, features, task, 2500,
+                                                                    seed=1))
     marks = {}
     fit_boosting = _estimators.fit_boosting
 
@@ -135,12 +137,12 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules):
     base = [round(v / 2**20) for v in client.run(_resident).values()]
     sent0 = sum(client.run(_sent).values())
     started = time.perf_counter()
-    model = estimator(n_rules=n_rules, verbose=0).fit(X, y)
+    model = estimator(n_rules=n_rules, learner=learner, verbose=0).fit(X, y)
     seconds = time.perf_counter() - started
     sent1 = sum(client.run(_sent).values())
     rounds = max(1, len(model.ensemble_))
     figures = {
-        "task": task, "rows": rows, "features": features, "partitions": X.npartitions,
+        "task": task, "learner": learner, "rows": rows, "features": features, "partitions": X.npartitions,
         "workers": workers, "rules": len(model.ensemble_), "fit_s": round(seconds, 2),
         "bin_s": round(marks["boosting"][0] - started, 2),
         "worker_base_mib": base,
@@ -156,7 +158,8 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules):
     if rows <= in_memory_max:
         frame_X, frame_y = X.compute(scheduler="sync"), y.compute(scheduler="sync")
         in_memory = (rulebook.RuleBoostingClassifier if task == "classification"
-                     else rulebook.RuleBoostingRegressor)(n_rules=n_rules, verbose=0)
+                     else rulebook.RuleBoostingRegressor)(n_rules=n_rules, learner=learner,
+                                                          verbose=0)
         in_memory.fit(frame_X.iloc[:5000], frame_y.iloc[:5000])  # kernels compiled or loaded
         started = time.perf_counter()
         in_memory.fit(frame_X, frame_y)
@@ -177,27 +180,30 @@ def main(argv=None):
     parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
                         choices=["classification", "regression"])
     parser.add_argument("--in-memory-max", type=int, default=1_000_000)
+    parser.add_argument("--learners", nargs="+", default=["greedy"], choices=["greedy", "optimal"])
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # the child: one size and task
         print(json.dumps(run_one(args.rows[0], args.tasks[0], args.features, args.workers,
-                                 args.in_memory_max, args.rules)), flush=True)
+                                 args.in_memory_max, args.rules, args.learners[0])), flush=True)
         return
     results = []
-    for rows in args.rows:
-        for task in args.tasks:
-            command = [sys.executable, __file__, "--one", "--rows", str(rows), "--tasks", task,
-                       "--features", str(args.features), "--workers", str(args.workers),
-                       "--rules", str(args.rules), "--in-memory-max", str(args.in_memory_max)]
-            done = subprocess.run(command, check=False, capture_output=True, text=True)
-            lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-            if done.returncode or not lines:
-                print(f"{task} {rows}: failed\n{done.stderr[-2000:]}", flush=True)
-                continue
-            results.append(json.loads(lines[-1]))
-            print(lines[-1], flush=True)
+    runs = [(rows, task, learner) for rows in args.rows for task in args.tasks
+            for learner in args.learners]
+    for rows, task, learner in runs:
+        command = [sys.executable, __file__, "--one", "--rows", str(rows), "--tasks", task,
+                   "--learners", learner, "--features", str(args.features),
+                   "--workers", str(args.workers), "--rules", str(args.rules),
+                   "--in-memory-max", str(args.in_memory_max)]
+        done = subprocess.run(command, check=False, capture_output=True, text=True)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode or not lines:
+            print(f"{task} {learner} {rows}: failed\n{done.stderr[-2000:]}", flush=True)
+            continue
+        results.append(json.loads(lines[-1]))
+        print(lines[-1], flush=True)
     if results:
-        table = pd.DataFrame(results).set_index(["task", "rows"])
+        table = pd.DataFrame(results).set_index(["task", "learner", "rows"])
         with pd.option_context("display.width", 200, "display.max_columns", 30):
             print(table)
 
