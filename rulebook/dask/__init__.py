@@ -7,20 +7,22 @@ parameters of :class:`rulebook.RuleBoostingClassifier` /
 ``distributed.Client``. The fitted ``ensemble_`` is a plain
 :class:`~rulebook.RuleEnsemble`.
 
-How a fit is spread (greedy and optimal learners, stagewise weights):
+How a fit is spread:
 
 * bins: a weighted quantile sketch per numeric column and the categories of
   the nominal ones, merged over partitions in a tree; each worker bins its
   partitions (``uint16`` codes) and keeps them (:mod:`._binning`);
-* rounds: the workers compute the gradients of their rows; each search node
+* rounds of the greedy learner with stagewise weights (the default): the
+  workers compute the gradients of their rows; each search node
   sums the partitions' histograms in a tree and the client scans them with
   rulebook's own scan (:mod:`._search`); the chosen condition goes back to
   the workers, which split their rows and, once the rule is chosen, update
   their raw scores (:mod:`._boosting`). What crosses the network per node is
   a histogram per partition, whatever the number of rows;
-* the optimal learner: the atoms (rows with the same bins) of all
-  partitions, merged once, searched on the client with their per-round
-  sums of gradients reduced over partitions (:mod:`._atoms`).
+* every other learner and weight update (optimal, orthogonal, beam,
+  corrective): the atoms (rows with the same bins) of all partitions,
+  merged once with their rows' sums, and rulebook's own loop on them on the
+  client (:mod:`._atoms`); exact while the atoms fit there.
 
 Dask is an optional dependency (``pip install "rulebook[dask]"``); it is
 imported when a fit or a prediction on Dask input needs it.

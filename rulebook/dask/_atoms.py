@@ -1,14 +1,17 @@
-"""The optimal learner on a cluster: exact search on atoms merged over partitions.
+"""Exact learners on a cluster: boosting on atoms merged over partitions.
 
 An atom is a set of rows that no proposition tells apart: rows with the same
 bin in every column (:mod:`rulebook._atoms`). Every query's extent is a
-union of atoms and every objective depends on an extent only through its
-sums, so the branch and bound can run on atoms with summed statistics. Here
-each partition finds its atoms, the atom tables merge in a tree into one
-(once per fit), each worker maps its rows to their atoms, and every round
-the per-atom sums of ``g`` and ``h`` are summed over partitions and the
-in-memory :class:`~rulebook.optimal.OptimalLearner` searches the atoms on
-the client. Its result is the in-memory optimum on the same bins.
+union of atoms, and every model's raw score is the same on an atom's rows,
+so a whole fit needs of an atom only a few sums of its rows (its weight,
+``sum s y``, ...: :func:`rulebook.dask._partitions.atom_statistics`). Here
+each partition finds its atoms, the atom tables merge in a tree into one,
+each worker sums its rows' statistics per atom, the sums are reduced over
+partitions, once per fit, and rulebook's own boosting loop runs on the
+client on one weighted row per atom (two for the logistic loss): the
+optimal learner's branch and bound, the orthogonal learner, corrective
+weights, every learner, as in memory. The result is the in-memory fit's on
+the same bins, to rounding.
 
 The number of atoms is at most the number of distinct rows of bin codes:
 it grows with the rows until it nears the product of the columns' bins, so
@@ -17,81 +20,108 @@ own. Beyond :data:`MAX_ATOMS` the fit stops with an error that says so
 (fewer bins, ``max_bins=16`` say, or the greedy learner).
 """
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 
-from ..search import SearchProblem
+from ..boosting import fit_boosting
 from . import _client, _partitions
-from ._search import Extent
 
-# Atoms the client takes at most: the table (2 bytes per atom and column)
-# and each round's sums (16 bytes per atom and partition) stay small, and
-# the branch and bound's time grows with the atoms.
+# Atoms the client takes at most: the table (2 bytes per atom and column),
+# the statistics (48 bytes per atom and partition, once) and a fit on as
+# many rows in the client's memory.
 MAX_ATOMS = 1_000_000
 
 
-class AtomSearch:
-    """The atoms of a fit's partitions and the optimal learner's rounds on them.
+def merged_atoms(client, shards):
+    """The atoms of all partitions and, per partition, the atom of each row.
 
     Parameters
     ----------
     client : distributed.Client
     shards : list of distributed.Future
-    n_bins, is_nominal : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    table : ndarray of shape (n_atoms, n_features), uint16, F-order
+        One row of bin codes per atom (rows of positive weight only).
+    ids : list of distributed.Future
+        Per partition, the atom of each of its rows of positive weight.
 
     Raises
     ------
     ValueError
         More than :data:`MAX_ATOMS` atoms.
     """
+    parts = _client.each(client, _partitions.atoms_of, shards, args=(MAX_ATOMS,))
+    table = _client.reduce(client, parts, partial(_partitions.merge_atoms, limit=MAX_ATOMS))
+    if len(table) > MAX_ATOMS:
+        raise ValueError(
+            f"this learner searches the data's atoms (rows with the same bin in every column) "
+            f"on the client; this table has more than MAX_ATOMS={MAX_ATOMS:,} of them. Use "
+            "fewer bins (e.g. max_bins=16) or fewer columns, or learner='greedy' with "
+            "stagewise weights, whose distributed search does not depend on them.")
+    shared = client.scatter(table, broadcast=True)
+    ids = _client.each(client, _partitions.atom_ids, shards, [shared] * len(shards))
+    return np.asfortranarray(table), ids
 
-    def __init__(self, client, shards, n_bins, is_nominal):
-        self.client, self.shards = client, shards
-        self.n_bins, self.is_nominal = n_bins, is_nominal
-        parts = _client.each(client, _partitions.atoms_of, shards, args=(MAX_ATOMS,))
-        table = _client.reduce(client, parts, partial(_partitions.merge_atoms, limit=MAX_ATOMS))
-        if len(table) > MAX_ATOMS:
-            raise ValueError(
-                f"learner='optimal' searches the data's atoms (rows with the same bin in every "
-                f"column) on the client; this table has more than MAX_ATOMS={MAX_ATOMS:,} of them. "
-                "Use fewer bins (e.g. max_bins=16) or fewer columns, or learner='greedy', whose "
-                "distributed search does not depend on them.")
-        self.table = np.asfortranarray(table)
-        shared = client.scatter(table, broadcast=True)
-        self.ids = _client.each(client, _partitions.atom_ids, shards, [shared] * len(shards))
-        counts = _client.reduce(client, _client.each(client, _partitions.atom_counts, shards,
-                                                     self.ids, args=(len(table),)),
-                                _partitions.add_arrays)
-        self.c, self.rows_per_atom = counts
 
-    def search(self, learner, problem):
-        """The round's query by ``learner`` on the atoms, its extent on the workers.
+def fit_on_atoms(client, shards, setup):
+    """Boosting on the atoms' sufficient statistics, in this process.
 
-        Parameters
-        ----------
-        learner : rulebook.optimal.OptimalLearner
-        problem : rulebook.dask._search.DistributedProblem
-            The round's problem (its gradients and root extent).
+    Every partition's rows are summed per atom once
+    (:func:`rulebook.dask._partitions.atom_statistics`); each atom becomes
+    one weighted row (two for the logistic loss, one per class) whose
+    gradients, Hessians and loss derivatives are the atom's sums, and
+    rulebook's own loop (:func:`rulebook.boosting.fit_boosting`) runs on
+    them: any learner, any weight update. The training losses of
+    ``history_`` get back the part of the atoms' loss that no model changes
+    (their rows' spread around the atom's mean).
 
-        Returns
-        -------
-        rulebook.search.SearchResult
-            Its ``rows`` an :class:`~rulebook.dask._search.Extent`.
-        """
-        G, H = _client.reduce(self.client, _client.each(
-            self.client, _partitions.atom_gradients, self.shards, problem.gh, self.ids,
-            args=(len(self.table),)), _partitions.add_arrays)
-        atoms = SearchProblem(
-            X_binned=self.table, n_bins=self.n_bins, is_nominal=self.is_nominal, g=G, h=H,
-            c=self.c, rows=np.arange(len(self.table), dtype=np.intp),
-            reg_lambda=problem.reg_lambda, objective=problem.objective,
-            max_rule_length=problem.max_rule_length)
-        # The objective's n is the data's total weight, as rulebook._atoms keeps it.
-        atoms.__dict__["n_total"] = problem.n_total
-        result = learner.search(atoms)
-        size = round(self.rows_per_atom[result.rows].sum())
-        parts = _client.each(self.client, _partitions.refine, self.shards, problem.rows.parts,
-                             args=(tuple(result.conditions), self.n_bins, self.is_nominal))
-        result.rows = Extent(parts, size)
-        return result
+    Parameters
+    ----------
+    client : distributed.Client
+    shards : list of distributed.Future
+    setup : rulebook.boosting.BoostingSetup
+        Everything but ``X_binned``, ``y`` and ``sample_weight`` (set here).
+
+    Returns
+    -------
+    intercept, rules, history
+        As :func:`rulebook.boosting.fit_boosting`.
+    """
+    table, ids = merged_atoms(client, shards)
+    stats = _client.reduce(client, _client.each(client, _partitions.atom_statistics, shards, ids,
+                                                args=(len(table),)), _partitions.add_arrays)
+    X, y, c, constant = _pseudo_rows(table, stats, setup.loss.name)
+    setup = replace(setup, X_binned=X, y=y, sample_weight=c)
+    intercept, rules, history, _ = fit_boosting(setup)
+    history["train_loss"] = history["train_loss"] + constant / c.sum()
+    return intercept, rules, history
+
+
+def _pseudo_rows(table, stats, loss):
+    """Rows standing for the atoms: ``(X_binned, y, weight, loss constant)``.
+
+    Squared and Poisson: one row per atom at the atom's weighted mean of
+    ``y``, with its weight; the loss of the atom's rows differs from the
+    row's by a constant (``S_yy - S_y^2 / C``, resp. ``S_ylogy - C ybar log
+    ybar``). Logistic: a row of ``y = +1`` with the weight of the atom's
+    positive rows and one of ``-1`` with that of its negative ones (rows of
+    weight zero dropped).
+    """
+    C, Sy, Syy, positive, negative, Sylogy = stats
+    if loss == "logistic":
+        X = np.concatenate([table, table])
+        y = np.r_[np.ones(len(table)), -np.ones(len(table))]
+        c = np.r_[positive, negative]
+        keep = c > 0
+        return np.asfortranarray(X[keep]), y[keep], c[keep], 0.0
+    mean = Sy / C
+    if loss == "squared":
+        constant = float((Syy - Sy * mean).sum())
+    else:
+        constant = float((Sylogy - np.where(mean > 0, Sy * np.log(np.where(mean > 0, mean, 1.0)),
+                                            0.0)).sum())
+    return table, mean, C, constant

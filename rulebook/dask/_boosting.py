@@ -1,4 +1,4 @@
-"""The boosting loop over a cluster's partitions (greedy or optimal learner, stagewise weights).
+"""The boosting loop over a cluster's partitions (greedy learner, stagewise weights).
 
 The same loop as :func:`rulebook.boosting.fit_boosting`, its arrays of
 rows replaced by futures of per-partition arrays: the intercept from sums
@@ -27,10 +27,8 @@ from ..boosting import _STOP_TOLERANCE
 from ..greedy import greedy_search
 from ..losses import newton_rule_weight
 from ..objectives import search_code, second_order_weight
-from ..optimal import OptimalLearner
 from ..rules import Query, Rule
 from . import _client, _partitions
-from ._atoms import AtomSearch
 from ._search import DistributedProblem, Extent, shortened
 
 
@@ -40,9 +38,8 @@ class DistributedSetup:
 
     ``shards`` are futures of :class:`~rulebook.dask._partitions.Shard`;
     ``binner`` a :class:`~rulebook.binning.Binner` with ``features_`` set;
-    ``learner`` a :class:`~rulebook.greedy.GreedyLearner` (searched on
-    summed histograms) or an :class:`~rulebook.optimal.OptimalLearner`
-    (searched on merged atoms, :mod:`rulebook.dask._atoms`).
+    ``learner`` a :class:`~rulebook.greedy.GreedyLearner` (the other
+    learners run on merged atoms, :mod:`rulebook.dask._atoms`).
     """
 
     client: object
@@ -70,10 +67,6 @@ class _Fit:
         roots = _client.each(self.client, _partitions.root_rows, setup.shards)
         self.root = Extent(roots, self.n_active)
         self.rules = []
-        self.atoms = None
-        if isinstance(setup.learner, OptimalLearner):
-            self.atoms = AtomSearch(self.client, setup.shards, setup.binner.n_bins_,
-                                    setup.binner.is_nominal_)
 
     def _sum(self, futures):
         return _client.reduce(self.client, futures, _partitions.add_arrays)
@@ -90,10 +83,7 @@ class _Fit:
                                   setup.max_rule_length or 0)
 
     def search(self, problem):
-        """The round's query: the greedy search on the partitions' summed
-        histograms, or the optimal learner on their merged atoms."""
-        if self.atoms is not None:
-            return self.atoms.search(self.setup.learner, problem)
+        """The round's query: the greedy search on the partitions' summed histograms."""
         result = greedy_search(problem)
         return shortened(problem, result) if self.setup.learner.shorten else result
 

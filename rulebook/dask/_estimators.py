@@ -16,17 +16,17 @@ from sklearn.utils.validation import validate_data
 from .. import estimators
 from .._progress import round_bar
 from .._validation import NOMINAL
+from ..boosting import BoostingSetup
 from ..greedy import GreedyLearner
 from ..learners import resolve_learner
 from ..losses import get_loss
-from ..optimal import OptimalLearner
 from ..rules import RuleEnsemble
 from . import _binning, _client
+from ._atoms import fit_on_atoms
 from ._boosting import DistributedSetup, fit_boosting
 
-_SUPPORTED = ("rulebook.dask supports learner='greedy' and 'optimal' (or a GreedyLearner or an "
-              "OptimalLearner) with stagewise weight updates and the objectives 'second_order', "
-              "'gradient_boosting' and 'gradient_sum'")
+_SUPPORTED = ("rulebook.dask supports every learner and weight update, with propositions=None "
+              "and include_linear=False")
 
 
 def is_dask_collection(value):
@@ -44,30 +44,27 @@ def is_dask_array(value):
 
 
 def _check_distributed_params(estimator):
-    """The parameters the distributed fit supports; the resolved learner and objective.
+    """The resolved learner, objective and weight update; refuses what is not distributed.
 
     Raises
     ------
     NotImplementedError
-        Naming the parameter, for what is not distributed yet.
+        ``propositions`` or ``include_linear``, naming the parameter.
     """
     learner, objective, weight_update = resolve_learner(
         estimator.learner, estimator.objective, estimator.search, estimator.weight_update)
-    if not isinstance(learner, (GreedyLearner, OptimalLearner)):
-        raise NotImplementedError(
-            f"learner={estimator.learner!r} (search={estimator.search!r}) is not distributed "
-            f"yet: {_SUPPORTED}. The orthogonal learner and beam search run in memory "
-            "(rulebook.RuleBoostingClassifier / RuleBoostingRegressor), e.g. on a sample.")
-    if objective == "orthogonal" or weight_update != "stagewise":
-        raise NotImplementedError(
-            f"objective={estimator.objective!r} with weight_update={estimator.weight_update!r} "
-            f"is not distributed yet: {_SUPPORTED}.")
     for name, default in (("propositions", None), ("include_linear", False)):
         if getattr(estimator, name) is not default and getattr(estimator, name) != default:
             raise NotImplementedError(
-                f"{name}={getattr(estimator, name)!r} is not distributed yet: {_SUPPORTED}, "
-                f"with {name}={default!r}.")
-    return learner, objective
+                f"{name}={getattr(estimator, name)!r} is not distributed yet: {_SUPPORTED}.")
+    return learner, objective, weight_update
+
+
+def on_histograms(learner, objective, weight_update):
+    """Whether the fit runs on summed histograms (:mod:`rulebook.dask._boosting`,
+    any number of rows) rather than on merged atoms (:mod:`rulebook.dask._atoms`)."""
+    return (isinstance(learner, GreedyLearner) and objective != "orthogonal"
+            and weight_update == "stagewise")
 
 
 def _as_collections(X, y, sample_weight):
@@ -154,19 +151,19 @@ class _DaskRuleBoosting:
             of that kind (pandas or numpy input: use the in-memory
             estimators), columns of unsupported dtype.
         ValueError
-            No ``distributed.Client``; with ``learner="optimal"``, more atoms
-            (rows with distinct bins) than the client takes
-            (``rulebook.dask._atoms.MAX_ATOMS``); ``y`` or ``sample_weight`` partitioned
+            No ``distributed.Client``; for a fit on atoms (every learner but
+            greedy with stagewise weights), more atoms (rows with distinct
+            bins) than the client takes (``rulebook.dask._atoms.MAX_ATOMS``);
+            ``y`` or ``sample_weight`` partitioned
             otherwise than ``X``; the in-memory fit's checks of parameters,
             columns, target and weights; a text column whose cells all hold
             numbers (convert it: :func:`dask.dataframe.to_numeric`).
         NotImplementedError
-            A learner other than greedy and optimal, corrective weights, the
-            orthogonal objective, ``propositions`` or ``include_linear``:
-            not distributed yet (the message names the parameter).
+            ``propositions`` or ``include_linear``: not distributed yet (the
+            message names the parameter).
         """
         self._check_params()
-        learner, objective = _check_distributed_params(self)
+        learner, objective, weight_update = _check_distributed_params(self)
         _client.require_dask()
         by_name = not is_dask_array(X)  # columns by name, as the in-memory fit of a DataFrame
         X, y, sample_weight = _as_collections(X, y, sample_weight)
@@ -183,12 +180,19 @@ class _DaskRuleBoosting:
             self.classes_ = summary["classes"]
         else:
             _binning.check_regression_target(summary, self.loss)
+        loss, max_rule_length = get_loss(self._loss_name_), self._max_rule_length() or 0
         with round_bar(self.n_rules, self.verbose) as progress:
-            intercept, rules, history = fit_boosting(DistributedSetup(
-                client=client, shards=shards, binner=binner, loss=get_loss(self._loss_name_),
-                learner=learner, objective=objective, reg_lambda=float(self.reg_lambda),
-                n_rules=self.n_rules, max_rule_length=self._max_rule_length() or 0,
-                progress=progress))
+            if on_histograms(learner, objective, weight_update):
+                intercept, rules, history = fit_boosting(DistributedSetup(
+                    client=client, shards=shards, binner=binner, loss=loss, learner=learner,
+                    objective=objective, reg_lambda=float(self.reg_lambda), n_rules=self.n_rules,
+                    max_rule_length=max_rule_length, progress=progress))
+            else:
+                intercept, rules, history = fit_on_atoms(client, shards, BoostingSetup(
+                    X_binned=None, binner=binner, y=None, sample_weight=None, loss=loss,
+                    learner=learner, objective=objective, reg_lambda=float(self.reg_lambda),
+                    n_rules=self.n_rules, max_rule_length=max_rule_length, progress=progress,
+                    weight_update=weight_update))
         features = binner.features_
         self._feature_kinds = tuple(f.kind for f in features)
         self._categories = {f.name: frozenset(f.categories) for f in features if f.kind == NOMINAL}
@@ -243,17 +247,20 @@ _FIT_NOTES = """
     ``distributed.Client``: the bins come from a quantile sketch merged over
     all partitions (exact where each partition has at most 2048 distinct
     values per column), the partitions are binned on the workers and stay
-    there, and each search node of the greedy learner sums the partitions'
-    histograms; the optimal learner searches the atoms (rows with the same
-    bins) of all partitions, merged on the client, with their statistics
-    summed. With the same bins (e.g. ``cut_points`` for every numeric
-    column), the rules, intercept and weights are those of the in-memory
-    estimator, to rounding.
+    there. The greedy learner with stagewise weights (the default) searches
+    on histograms summed over partitions at each search node, for any
+    number of rows. Every other learner and weight update (optimal,
+    orthogonal, beam search, corrective weights) runs rulebook's own loop on
+    the client on the data's atoms (rows with the same bins in every
+    column), merged over partitions with their rows' sums: exact, as long
+    as the atoms fit on the client (``rulebook.dask._atoms.MAX_ATOMS``).
+    With the same bins (e.g. ``cut_points`` for every numeric column), the
+    rules, intercept and weights are those of the in-memory estimator, to
+    rounding.
     ``predict`` and the other prediction methods return a Dask collection
     (a Series, or a DataFrame with a column per class, indexed as ``X``; a
     dask array for a dask array) for Dask input, and what the in-memory
-    estimator returns for pandas or numpy input. Not distributed yet: the
-    orthogonal learner and beam search, corrective weights,
+    estimator returns for pandas or numpy input. Not distributed yet:
     ``propositions``, ``include_linear``, the ``staged_*`` methods on Dask
     input.
 

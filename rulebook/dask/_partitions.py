@@ -465,3 +465,21 @@ def atom_gradients(shard, gh, ids, n_atoms):
     rows = shard.rows
     return np.stack([np.bincount(ids, weights=g[rows], minlength=n_atoms),
                      np.bincount(ids, weights=h[rows], minlength=n_atoms)])
+
+
+def atom_statistics(shard, ids, n_atoms):
+    """Per atom, what every loss needs of its rows: shape (6, n_atoms).
+
+    Rows ``[sum s, sum s y, sum s y^2, sum s [y > 0], sum s [y < 0],
+    sum s y log y]``.
+    Within an atom every query, hence every model's raw score ``f``, is the
+    same, so an atom's loss ``sum s l(y, f)`` and its gradient statistics
+    are functions of these sums: for the squared loss ``C f^2 - 2 f S_y +
+    S_yy``, for the Poisson loss ``S_ylogy - f S_y - S_y + C e^f``, for the
+    logistic loss those of its two classes' weights.
+    """
+    rows = shard.rows
+    c, y = shard.c[rows], shard.y[rows]
+    xlogy = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0)), 0.0)
+    columns = (c, c * y, c * y * y, c * (y > 0), c * (y < 0), c * xlogy)
+    return np.stack([np.bincount(ids, weights=v, minlength=n_atoms) for v in columns])
