@@ -14,7 +14,7 @@ corrective, Yang et al. 2024, eq. 7).
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,13 @@ ROOT_REBUILD_ROUNDS = 16
 # and the first feature wins (the update's rounding would break such ties
 # at random: scikit-learn's sample-weight equivalence check saw it).
 ROOT_UPDATE_MIN_ROWS = 65_536
+# Rows from which histograms are built from a row-major copy of the binned
+# table (SearchProblem.X_rows): most passes are over a scattered part of
+# the rows (an extent, the last rule's), where the column-major table costs
+# a cache miss per row and feature and the row-major one a miss per row
+# (10^6 x 20: 2% of the rows 10 -> 5 ms, all rows 62 -> 41 ms). The copy is
+# 2 bytes a cell, made once per fit.
+ROW_MAJOR_MIN_ROWS = 65_536
 
 
 @dataclass
@@ -70,6 +77,9 @@ class BoostingSetup:
     # (n, p) float64 values of fixed base terms at unit weight (linear terms,
     # ``include_linear``), fitted with the intercept before the first round.
     base_columns: object = None
+    # X_binned row-major, for histogram passes over tall tables (set by
+    # fit_boosting; see ROW_MAJOR_MIN_ROWS).
+    X_rows: object = None
 
 
 def fit_boosting(setup):
@@ -86,6 +96,8 @@ def fit_boosting(setup):
         The weights of ``setup.base_columns`` (empty without them).
     """
     started = time.perf_counter()
+    if setup.X_rows is None and len(setup.X_binned) >= ROW_MAJOR_MIN_ROWS:
+        setup = replace(setup, X_rows=np.ascontiguousarray(setup.X_binned))
     y, weights, loss = setup.y, setup.sample_weight, setup.loss
     intercept, base_weights, raw = fit_base(setup)
     rows = np.flatnonzero(weights > 0)
@@ -266,6 +278,7 @@ def _history_frame(records):
 def _problem(setup, g, h, rows):
     return SearchProblem(
         X_binned=setup.X_binned,
+        X_rows=setup.X_rows,
         n_bins=setup.binner.n_bins_,
         is_nominal=setup.binner.is_nominal_,
         g=g,

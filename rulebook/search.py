@@ -50,6 +50,13 @@ class SearchProblem:
         by ``dg``, ``dh`` (arrays of shape (n_samples,), zero elsewhere).
         Set by the boosting loop when the last rule's weight changed only
         the raw scores of its extent (:meth:`root_histograms`).
+    X_rows : ndarray of shape (n_samples, n_features), uint16, C-order, or None
+        ``X_binned`` row-major, given for tall tables: histograms of under
+        a tenth or over a third of the rows are then built from it in one
+        serial pass over all features (a row's bins in one cache line): at
+        10^6 x 20, 2% of the rows 18 -> 6 ms, all of them 89 -> 44 ms; in
+        between the column-major blocks on two threads stay faster
+        (``boosting.ROW_MAJOR_MIN_ROWS``). Same sums, to the bit.
     """
 
     X_binned: np.ndarray
@@ -64,6 +71,7 @@ class SearchProblem:
     max_rule_length: int = 0
     allowed: np.ndarray | None = None
     root_update: tuple | None = None
+    X_rows: np.ndarray | None = None
     _root_hist: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @cached_property
@@ -126,7 +134,9 @@ class SearchProblem:
     def _build(self, rows, g, h):
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1, kernels.N_CHANNELS))
         d = self.n_features
-        if self._parallel(rows):
+        if self.X_rows is not None and not 10 * len(rows) > len(self.X_rows) > 3 * len(rows):
+            kernels.build_histograms_serial(self.X_rows, rows, g, h, self.c, d, hist)
+        elif self._parallel(rows):
             # Two blocks of features per thread: fewer reads of the row
             # statistics, the threads still evenly loaded.
             per_pass = max(1, -(-d // (2 * numba.get_num_threads())))
