@@ -8,8 +8,9 @@ and task runs in a fresh child process that starts a ``LocalCluster`` of
 ``--workers`` worker processes (default 2) with one thread each (numba
 too: ``NUMBA_NUM_THREADS=1`` in the workers) and fits
 ``rulebook.dask.RuleBoostingClassifier`` / ``RuleBoostingRegressor`` with
-10 rules of each of ``--learners`` (default greedy; ``optimal`` searches
-the merged atoms on the client), everything else at its default. After an untimed warm-up
+10 rules of each of ``--learners`` (default greedy; ``optimal`` and
+``orthogonal`` run on the atoms merged on the client), everything else at
+its default. After an untimed warm-up
 fit on 5,000 rows (the workers load numba's compiled kernels), it prints:
 
 * *fit s*: the wall time of ``fit`` (both passes over the data, binning,
@@ -126,13 +127,16 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
     estimator(n_rules=2, learner=learner, verbose=0).fit(*lazy_table(5000, features, task, 2500,
                                                                     seed=1))
     marks = {}
-    fit_boosting = _estimators.fit_boosting
 
-    def marked(setup):
-        marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()))
-        return fit_boosting(setup)
+    def marked(fit):
+        # The end of binning: the distributed loop or the fit on atoms starts.
+        def start(*args):
+            marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()))
+            return fit(*args)
+        return start
 
-    _estimators.fit_boosting = marked
+    _estimators.fit_boosting = marked(_estimators.fit_boosting)
+    _estimators.fit_on_atoms = marked(_estimators.fit_on_atoms)
     X, y = lazy_table(rows, features, task, workers=workers)
     base = [round(v / 2**20) for v in client.run(_resident).values()]
     sent0 = sum(client.run(_sent).values())
@@ -180,7 +184,8 @@ def main(argv=None):
     parser.add_argument("--tasks", nargs="+", default=["classification", "regression"],
                         choices=["classification", "regression"])
     parser.add_argument("--in-memory-max", type=int, default=1_000_000)
-    parser.add_argument("--learners", nargs="+", default=["greedy"], choices=["greedy", "optimal"])
+    parser.add_argument("--learners", nargs="+", default=["greedy"],
+                        choices=["greedy", "optimal", "orthogonal"])
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # the child: one size and task

@@ -453,20 +453,6 @@ def atom_ids(shard, table):
     return order[np.searchsorted(keys[order], row_keys)]
 
 
-def atom_counts(shard, ids, n_atoms):
-    """``[sum of s, rows]`` per atom over the partition: shape (2, n_atoms)."""
-    return np.stack([np.bincount(ids, weights=shard.c[shard.rows], minlength=n_atoms),
-                     np.bincount(ids, minlength=n_atoms).astype(np.float64)])
-
-
-def atom_gradients(shard, gh, ids, n_atoms):
-    """``[G, H]`` per atom over the partition: shape (2, n_atoms)."""
-    g, h = gh
-    rows = shard.rows
-    return np.stack([np.bincount(ids, weights=g[rows], minlength=n_atoms),
-                     np.bincount(ids, weights=h[rows], minlength=n_atoms)])
-
-
 def atom_statistics(shard, ids, n_atoms):
     """Per atom, what every loss needs of its rows: shape (6, n_atoms).
 
