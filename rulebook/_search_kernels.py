@@ -168,14 +168,16 @@ def _split_rows(X_binned, rows, feature, op, bin_index, missing_bin, kept, remov
 
 
 def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, candidates,
-                  max_chosen, chosen):
+                  max_chosen, root_counts, chosen):
     # Greedy set cover for a shorter query of the same extent (Boley et al.
     # 2021, end of Section 3.2).
     # IN: rows (m,) intp, the root rows; extent (e,) intp, the query's rows
     #     (a subset of rows), and inside (n,) bool, True on them; feature,
     #     op, bin_ (P,) the propositions;
     #     candidates (K,) ascending proposition numbers that may be chosen;
-    #     max_chosen: stop after that many.
+    #     max_chosen: stop after that many; root_counts (d, >= max(n_bins)
+    #     + 1) int64, the root rows' count per feature and bin, or shape
+    #     (0, 0) when not known.
     # OUT: chosen[:k] proposition numbers in the order chosen. Returns k, or
     #      -1 when rows outside the extent remain after max_chosen.
     # Among the candidates implied by the extent, repeatedly take the one
@@ -212,21 +214,32 @@ def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, can
                 break
         if implied[i]:
             counted[f] = True
-    outside = np.empty(rows.shape[0], rows.dtype)
-    n_out = 0
-    for r in rows:
-        if not inside[r]:
-            outside[n_out] = r
-            n_out += 1
+    # The rows outside the extent are listed only when a step needs them:
+    # the first step's counts are the root's minus the extent's when the
+    # root's are known (the learner built them), and with max_chosen = 1
+    # (two propositions, the default length) no step needs them at all.
+    outside = np.empty(0, rows.dtype)
+    n_out = rows.shape[0] - extent.shape[0]
+    listed = False
     k = 0
     while n_out > 0 and k < max_chosen:
-        for f in range(n_features):  # per-bin counts of the rows still outside
-            if counted[f]:
-                column = X_binned[:, f]
-                for b in range(width):
-                    counts[f, b] = 0
-                for j in range(n_out):
-                    counts[f, column[outside[j]]] += 1
+        if k == 0 and root_counts.shape[0] > 0:
+            for f in range(n_features):
+                if counted[f]:
+                    for b in range(n_bins[f] + 1):
+                        counts[f, b] = root_counts[f, b] - counts[f, b]
+        else:
+            if not listed:
+                outside, n_out = _outside_rows(rows, inside, X_binned, feature, op, bin_, n_bins,
+                                               chosen, k)
+                listed = True
+            for f in range(n_features):  # per-bin counts of the rows still outside
+                if counted[f]:
+                    column = X_binned[:, f]
+                    for b in range(width):
+                        counts[f, b] = 0
+                    for j in range(n_out):
+                        counts[f, column[outside[j]]] += 1
         best, best_count = -1, n_out + 1
         for i in range(candidates.shape[0]):
             if implied[i]:
@@ -242,9 +255,31 @@ def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, can
             break
         chosen[k] = best
         k += 1
-        n_out = filter_rows(X_binned, outside[:n_out], feature[best], op[best], bin_[best],
-                            n_bins[feature[best]], outside)
+        if listed:
+            n_out = filter_rows(X_binned, outside[:n_out], feature[best], op[best], bin_[best],
+                                n_bins[feature[best]], outside)
+        else:
+            n_out = best_count  # the outside rows that satisfy it; listed when needed
     return k if n_out == 0 else -1
+
+
+def _outside_rows(rows, inside, X_binned, feature, op, bin_, n_bins, chosen, k):
+    # The root rows outside the extent that satisfy chosen[:k]; returns
+    # (array, count).
+    outside = np.empty(rows.shape[0], rows.dtype)
+    n_out = 0
+    for r in rows:
+        if not inside[r]:
+            keep = True
+            for i in range(k):
+                p = chosen[i]
+                if not _satisfies(X_binned[r, feature[p]], op[p], bin_[p], n_bins[feature[p]]):
+                    keep = False
+                    break
+            if keep:
+                outside[n_out] = r
+                n_out += 1
+    return outside, n_out
 
 
 def _redundant(X_binned, rows, feature, op, bin_, n_bins, props, count, keep):
@@ -277,5 +312,6 @@ scan_histograms_parallel = jit_parallel(_scan_histograms)
 _satisfies = jit_helper(_satisfies)
 filter_rows = jit(_filter_rows)
 split_rows = jit(_split_rows)
+_outside_rows = jit_helper(_outside_rows)
 greedy_cover = jit(_greedy_cover)
 redundant = jit(_redundant)

@@ -57,17 +57,51 @@ def shortest_equivalent(problem, props, rows, space=None):
     inside = np.zeros(len(X), bool)
     inside[rows] = True
     chosen = np.empty(len(props) - 1, np.int64)
+    root_counts = _root_counts(problem)
     k = search_kernels.greedy_cover(X, root, np.asarray(rows, np.intp), inside, space.feature,
                                     space.op, space.bin, n_bins, space.searched, len(chosen),
-                                    chosen)
+                                    root_counts, chosen)
     best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
     if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
         # Fewer propositions on more columns: longer in conditions.
         best = np.array(props, np.int64)
+    if len(root_counts) and len(best) <= 2:
+        return _without_redundant_counted(best, root_counts, space, n_bins, len(rows), len(root))
     keep = np.empty(len(best), bool)
     search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
                              len(rows), keep)
     return tuple(int(p) for p in best[keep])
+
+
+def _root_counts(problem):
+    """The root rows' count per feature and bin, from root histograms the
+    learner built (``SearchProblem.root_histograms``); shape (0, 0) if none."""
+    hist = getattr(problem, "_root_hist", None)
+    if hist is None:
+        return np.zeros((0, 0), np.int64)
+    return hist[:, :, search_kernels.N].astype(np.int64)
+
+
+def _without_redundant_counted(props, root_counts, space, n_bins, count, n_root):
+    """:func:`search_kernels.redundant` for one or two propositions, from counts.
+
+    What remains when a proposition is dropped is one proposition (whose
+    root rows the per-bin counts give) or none (all ``n_root`` rows).
+    """
+    def rows_of(p):
+        f = space.feature[p]
+        bins = np.arange(n_bins[f] + 1)
+        op, k, missing = space.op[p], space.bin[p], n_bins[f]
+        holds = {search_kernels.LE: bins <= k, search_kernels.GT: (bins > k) & (bins < missing),
+                 search_kernels.EQ: bins == k}.get(op, (bins != k) & (bins != missing))
+        return int(root_counts[f, :n_bins[f] + 1][holds].sum())
+
+    keep = [True] * len(props)
+    for i in range(len(props) - 1, -1, -1):
+        others = [p for j, p in enumerate(props) if j != i and keep[j]]
+        if (rows_of(others[0]) if others else n_root) == count:
+            keep[i] = False
+    return tuple(int(p) for p, kept in zip(props, keep) if kept)
 
 
 def shorten_conditions(problem, conditions, rows):

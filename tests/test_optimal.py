@@ -221,8 +221,11 @@ def test_time_limit_stops_the_search():
 
 # -- short rules -------------------------------------------------------------
 @settings(max_examples=300, deadline=None)
-@given(binned_problems(max_rows=30), st.data())
-def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data):
+@given(binned_problems(max_rows=30), st.data(), st.booleans())
+def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data, root_built):
+    """Also when the learner built the root histograms (``root_built``): the
+    set cover's first step and the redundancy check of one or two
+    propositions then read the root's per-bin counts instead of rows."""
     space = _PropositionSpace.of(problem)
     if not len(space):
         return
@@ -230,12 +233,79 @@ def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data)
     rows = extent_of(problem, space.conditions(props))
     if not len(rows):
         return
+    if root_built:
+        problem.root_histograms()
     short = shortest_equivalent(problem, tuple(sorted(props)), rows, space)
     assert len(short) <= len(props)
     np.testing.assert_array_equal(extent_of(problem, space.conditions(short)), rows)
     conditions = space.conditions(range(len(space)))
     assert short == naive.shortest_equivalent(problem, tuple(sorted(props)), rows, conditions,
                                               [int(p) for p in space.searched])
+
+
+@settings(max_examples=300, deadline=None)
+@given(binned_problems(max_rows=30), st.data())
+def test_set_cover_and_redundancy_from_root_counts_equal_the_row_passes(problem, data):
+    """The set cover kernel given the root's per-bin counts chooses what it
+    chooses from the rows alone; the redundancy check of one or two
+    propositions from counts drops what the row kernel drops."""
+    from rulebook import _search_kernels as kernels
+    from rulebook import shortening
+
+    space = _PropositionSpace.of(problem)
+    if not len(space):
+        return
+    props = np.array(sorted(data.draw(st.lists(st.integers(0, len(space) - 1), min_size=1,
+                                               max_size=4, unique=True))), np.int64)
+    rows = extent_of(problem, space.conditions(props))
+    if not len(rows):
+        return
+    X, root, n_bins = problem.X_binned, problem.rows, problem.n_bins
+    inside = np.zeros(len(X), bool)
+    inside[rows] = True
+    root_counts = problem.root_histograms()[:, :, kernels.N].astype(np.int64)
+    max_chosen = data.draw(st.integers(1, 3))
+    chosen = [np.full(max_chosen, -9, np.int64) for _ in range(2)]
+    ks = [kernels.greedy_cover(X, root, np.asarray(rows, np.intp), inside, space.feature, space.op,
+                               space.bin, n_bins, space.searched, max_chosen, counts, out)
+          for counts, out in zip((root_counts, np.zeros((0, 0), np.int64)), chosen)]
+    assert ks[0] == ks[1]
+    np.testing.assert_array_equal(chosen[0][:max(ks[0], 0)], chosen[1][:max(ks[1], 0)])
+    few = props[:2]
+    few_rows = extent_of(problem, space.conditions(few))
+    keep = np.empty(len(few), bool)
+    kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, few, len(few_rows), keep)
+    assert shortening._without_redundant_counted(few, root_counts, space, n_bins, len(few_rows),
+                                                 len(root)) == tuple(int(p) for p in few[keep])
+
+
+def test_root_counts_worked_examples():
+    """x in bins 0 1 2 3 4 0 3, y = (x > 2) on these rows, from the root's
+    counts: in ``x > 3 & x > 2`` the second is redundant, ``x > 2 & x <= 3``
+    keeps both; ``x > 2 & y > 0`` is ``x > 2`` (the cover's one step, the
+    first of two single propositions with its rows)."""
+    from rulebook import _search_kernels as kernels
+    from rulebook import shortening
+
+    x = np.array([0, 1, 2, 3, 4, 0, 3])
+    X = np.asfortranarray(np.column_stack([x, (x > 2).astype(int)]).astype(np.uint16))
+    n = len(X)
+    problem = SearchProblem(X_binned=X, n_bins=np.array([5, 2]), is_nominal=np.zeros(2, bool),
+                            g=np.ones(n), h=np.ones(n), c=np.ones(n), rows=np.arange(n),
+                            reg_lambda=1.0, objective=0)
+    space = _PropositionSpace.of(problem)
+    number = {c: i for i, c in enumerate(space.conditions(range(len(space))))}
+    counts = problem.root_histograms()[:, :, kernels.N].astype(np.int64)
+    LE, GT = kernels.LE, kernels.GT
+    for props, short in [([(0, GT, 3), (0, GT, 2)], [(0, GT, 3)]),
+                         ([(0, GT, 2), (0, LE, 3)], [(0, GT, 2), (0, LE, 3)])]:
+        props = np.array([number[c] for c in props])
+        rows = extent_of(problem, space.conditions(props))
+        assert shortening._without_redundant_counted(props, counts, space, problem.n_bins,
+                                                     len(rows), n) == tuple(number[c] for c in short)
+    props = tuple(sorted(number[c] for c in [(0, GT, 2), (1, GT, 0)]))
+    rows = extent_of(problem, space.conditions(props))
+    assert space.conditions(shortest_equivalent(problem, props, rows, space)) == ((0, GT, 2),)
 
 
 @settings(max_examples=50, deadline=None)
