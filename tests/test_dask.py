@@ -380,3 +380,21 @@ def test_an_empty_partition_fits_and_predicts_as_in_memory(client):
     assert_same_fit(fitted, rulebook.RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y))
     np.testing.assert_array_equal(fitted.predict_proba(Xd).compute().to_numpy(),
                                   fitted.predict_proba(X))
+
+
+def test_cross_validation_runs_its_fits_on_the_cluster_through_joblib(client):
+    # Issue 22, item 6: the CV estimators' fits are joblib tasks, which
+    # joblib's "dask" backend sends to the cluster; the choice and the
+    # model are those of the fits in this process.
+    import joblib
+    from distributed import get_task_stream
+
+    X, targets = _table(n=300, seed=9)
+    params = {"reg_lambdas": [1.0, 10.0], "cv": 2, "n_rules": 2, "verbose": 0}
+    with get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+        on_cluster = rulebook.RuleBoostingRegressorCV(n_jobs=-1, **params).fit(
+            X, targets["squared"])
+    assert len(stream.data) > 0, "no task ran on the cluster"
+    in_process = rulebook.RuleBoostingRegressorCV(**params).fit(X, targets["squared"])
+    assert on_cluster.best_params_ == in_process.best_params_
+    assert on_cluster.ensemble_ == in_process.ensemble_
