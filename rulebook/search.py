@@ -77,7 +77,7 @@ class SearchProblem:
     @cached_property
     def n_total(self):
         """Total sample weight (``n`` in Boley et al. 2021, eq. 2.3)."""
-        return float(self.c[self.rows].sum())
+        return float((self.c if _every_row(self.rows, len(self.c)) else self.c[self.rows]).sum())
 
     @cached_property
     def allowed_mask(self):
@@ -190,10 +190,17 @@ class SearchProblem:
 
     def sums(self, rows):
         """``(G, H, C)`` over the extent ``rows``."""
+        if _every_row(rows, len(self.g)):  # the arrays themselves: no copies, the same sums
+            return float(self.g.sum()), float(self.h.sum()), float(self.c.sum())
         return float(self.g[rows].sum()), float(self.h[rows].sum()), float(self.c[rows].sum())
 
     def _parallel(self, rows):
         return len(rows) * self.n_features >= PARALLEL_MIN_WORK
+
+
+def _every_row(rows, n):
+    """Whether ascending ``rows`` are ``0..n-1``: all of them, in order."""
+    return len(rows) == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1))
 
 
 @dataclass
