@@ -556,26 +556,21 @@ def _sort_key(value):
     return (type(value).__name__, value)
 
 
-def _categories(name, column, active, max_categories=MAX_CATEGORIES):
-    """Observed categories (sorted) and bin codes; missing -> len(categories).
+def sorted_categories(name, observed, n_present, max_categories=MAX_CATEGORIES):
+    """A nominal column's observed values, sorted (by type name first when mixed).
 
-    Raises ``ValueError`` for an identifier-like column (a different value
-    in every row of positive weight) and for more than ``max_categories``.
+    ``n_present``: its rows of positive weight with a value.
+
+    Raises
+    ------
+    ValueError
+        An identifier-like column (a different value in every such row,
+        from ``_ID_MIN_ROWS`` rows); more than ``max_categories`` categories.
     """
-    # Hash passes in C; -1 marks missing values.
-    codes, uniques = _factorize(column)
-    codes = np.asarray(codes, dtype=np.int64)
-    present = codes >= 0
-    seen = np.bincount(codes[active & present], minlength=len(uniques)) > 0
-    # Python scalars, not numpy ones, so that propositions hash, compare and
-    # round-trip through JSON like the values users write.
-    observed = [v.item() if isinstance(v, np.generic) else v
-                for v in np.asarray(uniques, dtype=object)[seen]]
     try:
         categories = tuple(sorted(observed))
     except TypeError:
         categories = tuple(sorted(observed, key=_sort_key))
-    n_present = int((active & present).sum())
     # The identifier check first: its message is the more specific one.
     if n_present >= _ID_MIN_ROWS and len(categories) == n_present:
         raise ValueError(
@@ -593,6 +588,25 @@ def _categories(name, column, active, max_categories=MAX_CATEGORIES):
             "rare ones to 'other'), convert it to numbers if it is a measurement, or drop "
             f"it{limit}."
         )
+    return categories
+
+
+def _categories(name, column, active, max_categories=MAX_CATEGORIES):
+    """Observed categories (sorted) and bin codes; missing -> len(categories).
+
+    Raises ``ValueError`` for an identifier-like column (a different value
+    in every row of positive weight) and for more than ``max_categories``.
+    """
+    # Hash passes in C; -1 marks missing values.
+    codes, uniques = _factorize(column)
+    codes = np.asarray(codes, dtype=np.int64)
+    present = codes >= 0
+    seen = np.bincount(codes[active & present], minlength=len(uniques)) > 0
+    # Python scalars, not numpy ones, so that propositions hash, compare and
+    # round-trip through JSON like the values users write.
+    observed = [v.item() if isinstance(v, np.generic) else v
+                for v in np.asarray(uniques, dtype=object)[seen]]
+    categories = sorted_categories(name, observed, int((active & present).sum()), max_categories)
     # Factorize order -> sorted order; values seen only in zero-weight rows
     # and missing values go to the missing bin.
     # remap has one extra slot at the end so that code -1 (missing) indexes it.

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._validation import _ID_MIN_ROWS, MAX_CATEGORIES, NOMINAL, NUMERIC, dtype_kind
+from .._validation import MAX_CATEGORIES, NOMINAL, NUMERIC, dtype_kind
 from ..binning import (
     Binner,
     FeatureBins,
@@ -31,7 +31,7 @@ from ..binning import (
     _check_max_categories,
     _equal_frequency_cuts,
     _readable_cuts,
-    _sort_key,
+    sorted_categories,
 )
 from . import _client, _partitions
 
@@ -176,33 +176,9 @@ def check_regression_target(summary, loss):
 
 
 def _categories(name, observed, n_present, max_categories=MAX_CATEGORIES):
-    """A nominal column's categories, sorted as the in-memory binner sorts them.
-
-    Raises
-    ------
-    ValueError
-        As the in-memory binner: an identifier-like column (a different
-        value in every row of positive weight), more than ``max_categories``.
-    """
-    try:
-        categories = tuple(sorted(observed))
-    except TypeError:
-        categories = tuple(sorted(observed, key=_sort_key))
-    if n_present >= _ID_MIN_ROWS and len(categories) == n_present:
-        raise ValueError(
-            f"column {name!r} has a different value in every row (an identifier?); "
-            "its rules would each cover one row. Drop the column, or convert it to "
-            "numbers if it is a measurement.")
-    if len(categories) > max_categories:
-        limit = ("" if max_categories == MAX_CATEGORIES
-                 else ", or raise max_categories if every category matters")
-        raise ValueError(
-            f"column {name!r} has {len(categories)} categories, more than "
-            f"max_categories={max_categories}; its rules would be chains of '!=' conditions "
-            "and categories covering a few rows each. Group its categories (e.g. map the "
-            "rare ones to 'other'), convert it to numbers if it is a measurement, or drop "
-            f"it{limit}.")
-    return categories
+    """A nominal column's categories, sorted and checked as the in-memory binner does
+    (:func:`rulebook.binning.sorted_categories`)."""
+    return sorted_categories(name, observed, n_present, max_categories)
 
 
 def new_binner(estimator):
