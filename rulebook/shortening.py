@@ -65,12 +65,18 @@ def shortest_equivalent(problem, props, rows, space=None):
     if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
         # Fewer propositions on more columns: longer in conditions.
         best = np.array(props, np.int64)
-    if len(root_counts) and len(best) <= 2:
+    if len(root_counts) and len(best) <= 2 and len(root) >= COUNTED_MIN_ROWS:
         return _without_redundant_counted(best, root_counts, space, n_bins, len(rows), len(root))
     keep = np.empty(len(best), bool)
     search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
                              len(rows), keep)
     return tuple(int(p) for p in best[keep])
+
+
+# Root rows from which one or two propositions are checked for redundancy
+# from the root's counts (a few Python steps) rather than by the kernel's
+# pass over the rows (faster on small tables).
+COUNTED_MIN_ROWS = 65_536
 
 
 def _root_counts(problem):
@@ -92,8 +98,14 @@ def _without_redundant_counted(props, root_counts, space, n_bins, count, n_root)
         f = space.feature[p]
         bins = np.arange(n_bins[f] + 1)
         op, k, missing = space.op[p], space.bin[p], n_bins[f]
-        holds = {search_kernels.LE: bins <= k, search_kernels.GT: (bins > k) & (bins < missing),
-                 search_kernels.EQ: bins == k}.get(op, (bins != k) & (bins != missing))
+        if op == search_kernels.LE:
+            holds = bins <= k
+        elif op == search_kernels.GT:
+            holds = (bins > k) & (bins < missing)
+        elif op == search_kernels.EQ:
+            holds = bins == k
+        else:
+            holds = (bins != k) & (bins != missing)
         return int(root_counts[f, :n_bins[f] + 1][holds].sum())
 
     keep = [True] * len(props)
