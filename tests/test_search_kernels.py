@@ -244,15 +244,21 @@ def _problems_with_a_query(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(_problems_with_a_query(), st.integers(1, 4))
-def test_greedy_cover_matches_a_naive_set_cover_and_keeps_the_extent(case, max_chosen):
+@given(_problems_with_a_query(), st.integers(1, 4), st.booleans())
+def test_greedy_cover_matches_a_naive_set_cover_and_keeps_the_extent(case, max_chosen, counted):
+    """With or without the root's per-bin counts (``counted``: the first
+    step from them, the rows outside listed only when a later step needs
+    them)."""
     problem, space, props = case
     extent = _extent(problem, space, props)
     inside = np.zeros(len(problem.X_binned), bool)
     inside[extent] = True
     chosen = np.full(max_chosen, -7, np.int64)
-    k = kernels.greedy_cover(problem.X_binned, problem.rows, inside, space.feature, space.op,
-                             space.bin, problem.n_bins, space.searched, max_chosen, chosen)
+    root_counts = (problem.root_histograms()[:, :, kernels.N].astype(np.int64) if counted
+                   else np.zeros((0, 0), np.int64))
+    k = kernels.greedy_cover(problem.X_binned, problem.rows, np.asarray(extent, np.intp), inside,
+                             space.feature, space.op, space.bin, problem.n_bins, space.searched,
+                             max_chosen, root_counts, chosen)
     expected = _naive_greedy_cover(problem, space, inside, max_chosen)
     if expected == -1:
         assert k == -1
@@ -275,8 +281,9 @@ def test_greedy_cover_finds_the_single_proposition_of_a_two_proposition_extent()
     le0, le1 = space.numbers([(0, kernels.LE, 0), (0, kernels.LE, 1)])
     inside = np.array([True, True, False, False, False])
     chosen = np.empty(1, np.int64)
-    k = kernels.greedy_cover(X, problem.rows, inside, space.feature, space.op, space.bin,
-                             problem.n_bins, space.searched, 1, chosen)
+    k = kernels.greedy_cover(X, problem.rows, np.array([0, 1]), inside, space.feature, space.op,
+                             space.bin, problem.n_bins, space.searched, 1,
+                             np.zeros((0, 0), np.int64), chosen)
     assert (k, int(chosen[0])) == (1, le0)
     keep = np.empty(2, bool)
     kernels.redundant(X, problem.rows, space.feature, space.op, space.bin, problem.n_bins,
