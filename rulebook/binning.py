@@ -336,7 +336,7 @@ def _check_cut_points(cut_points, frame):
     return checked
 
 
-def _equal_frequency_cuts(values, sample_weight, active, max_bins):
+def _equal_frequency_cuts(values, sample_weight, active, max_bins, weigh_alike=None):
     """Data values to cut after, splitting the weight about evenly.
 
     Returns
@@ -355,13 +355,21 @@ def _equal_frequency_cuts(values, sample_weight, active, max_bins):
     Columns of ``COMPILED_MIN_ROWS`` rows or more whose present rows weigh
     alike go through compiled kernels (:func:`_compiled_cuts`), the rest
     through NumPy (:func:`_equal_frequency_cuts_numpy`); both give the same
-    cuts (``tests/test_binning.py``).
+    cuts (``tests/test_binning.py``). ``weigh_alike``: whether they do, when
+    the caller knows (:func:`_weigh_alike`, the same for every column).
     """
     if len(values) >= COMPILED_MIN_ROWS:
-        weights = sample_weight[active]
-        if not len(weights) or np.all(weights == weights[0]):
+        if weigh_alike is None:
+            weigh_alike = _weigh_alike(sample_weight, active)
+        if weigh_alike:
             return _compiled_cuts(values, active, max_bins)
     return _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins)
+
+
+def _weigh_alike(sample_weight, active):
+    """Whether the rows of positive weight all weigh the same (or there are none)."""
+    weights = sample_weight[active]
+    return not len(weights) or bool(np.all(weights == weights[0]))
 
 
 def _compiled_cuts(values, active, max_bins):
@@ -412,8 +420,11 @@ def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
     as many threads as numba uses: sorting is most of binning a tall
     table, and one column's sort does not wait for another's.
     """
+    # The same for every column: asked once, not per column (a pass over the rows each).
+    alike = _weigh_alike(sample_weight, active) if block.shape[0] >= COMPILED_MIN_ROWS else None
+
     def cut(k):
-        return _equal_frequency_cuts(block[:, k], sample_weight, active, max_bins)
+        return _equal_frequency_cuts(block[:, k], sample_weight, active, max_bins, alike)
 
     threads = min(numba.get_num_threads(), len(columns))
     if threads <= 1 or block.shape[0] < COMPILED_MIN_ROWS:

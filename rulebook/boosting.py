@@ -191,11 +191,12 @@ def _next_problem(setup, raw, problem, changed, rebuild):
     g, h = problem.g.copy(), problem.h.copy()
     g[changed], h[changed] = g_changed, h_changed
     following = _problem(setup, g, h, problem.rows)
-    if not rebuild and problem._root_hist is not None and len(problem.rows) >= ROOT_UPDATE_MIN_ROWS:
+    built = problem.built_root_histograms
+    if not rebuild and built is not None and len(problem.rows) >= ROOT_UPDATE_MIN_ROWS:
         dg, dh = np.zeros(len(g)), np.zeros(len(h))
         dg[changed] = g_changed - problem.g[changed]
         dh[changed] = h_changed - problem.h[changed]
-        following.root_update = (problem._root_hist, changed, dg, dh)
+        following.root_update = (built, changed, dg, dh)
     return following
 
 

@@ -131,6 +131,11 @@ class SearchProblem:
                 self.root_update = None  # the previous round's arrays can go
         return self._root_hist
 
+    @property
+    def built_root_histograms(self):
+        """The root histograms if a learner has built them this round, else None (do not modify)."""
+        return self._root_hist
+
     def _build(self, rows, g, h):
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1, kernels.N_CHANNELS))
         d = self.n_features

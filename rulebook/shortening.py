@@ -82,7 +82,7 @@ COUNTED_MIN_ROWS = 65_536
 def _root_counts(problem):
     """The root rows' count per feature and bin, from root histograms the
     learner built (``SearchProblem.root_histograms``); shape (0, 0) if none."""
-    hist = getattr(problem, "_root_hist", None)
+    hist = getattr(problem, "built_root_histograms", None)
     if hist is None:
         return np.zeros((0, 0), np.int64)
     return hist[:, :, search_kernels.N].astype(np.int64)
