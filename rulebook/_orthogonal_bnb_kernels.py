@@ -120,13 +120,14 @@ def _grow_hists(pool, needed, cap):
     return bigger
 
 
-def _next_expansion_bytes(n_exp, hsize, n_order_used, n_ref_max, heap_size, ei, hist_pool,
-                          bit_pool, order_pool, heap, table, entries, max_nodes):
-    # Bytes of the pools once one more node is expanded, at their largest:
+def _next_expansion_bytes(n_exp, n_hist, hsize, n_order_used, n_ref_max, heap_size, ei,
+                          hist_pool, bit_pool, order_pool, heap, table, entries, max_nodes):
+    # Bytes of the pools once one more node is materialised and one more
+    # expanded, at their largest:
     # its refinements at most n_ref_max; the table of seen extents as it is
     # (it grows at pops, ``_next_pop_bytes``).
     total = _grown(ei.shape[0], n_exp + 1, max_nodes) * (EI_COLUMNS * 8 + 8)  # ei row, bound
-    total += _grown(hist_pool.shape[0], n_exp + 1, max_nodes) * hsize * 8
+    total += _grown(hist_pool.shape[0], n_hist + 1, max_nodes) * hsize * 8
     total += _grown(bit_pool.shape[0], n_exp + 1, max_nodes) * bit_pool.shape[1] * 8
     # order and value
     total += _grown(order_pool.shape[0], n_order_used + n_ref_max, _UNLIMITED) * 16
@@ -168,6 +169,20 @@ def _load_rows(bits, out):
     k = 0
     for w in range(bits.shape[0]):
         word = bits[w]
+        if word != 0:
+            for b in range(64):
+                if (word >> b) & 1:
+                    out[k] = w * 64 + b
+                    k += 1
+    return k
+
+
+def _load_difference(bits, minus, out):
+    # out[:k] = the rows of the set ``bits`` not in ``minus``, ascending;
+    # returns k.
+    k = 0
+    for w in range(bits.shape[0]):
+        word = bits[w] & ~minus[w]
         if word != 0:
             for b in range(64):
                 if (word >> b) & 1:
@@ -323,8 +338,10 @@ def _dominated(table, n_keys, entries, n_entries, key, last, cols):
 
 
 # Columns of the expansion table ``ei``.
-PARENT, FEATURE, OP, BIN, DEPTH, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS = range(10)
-EI_COLUMNS = 10
+# HIST_AT: the expansion's slot in the histogram pool, -1 until it is
+# expanded; COUNTER: its queue counter, reserved when it was materialised.
+PARENT, FEATURE, OP, BIN, DEPTH, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS, HIST_AT, COUNTER = range(12)
+EI_COLUMNS = 12
 
 
 def _grow_table(table, needed, cap):
@@ -428,7 +445,7 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     #     (expansions, histograms, rows, refinements, queue, seen extents)
     #     stay within it: the search stops, as at max_nodes, before an
     #     expansion, or the record of a popped child, that could take them
-    #     past it (the root is always expanded).
+    #     past it (the root is always materialised).
     # OUT: stats (N_STATS,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
     #      BUDGET_EXHAUSTED (a node or memory budget stopped the search),
     #      MEMORY_EXHAUSTED (the memory budget did). Returns (best value,
@@ -466,10 +483,21 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
     # The node to expand next: the root first, then each child popped.
     _copy(rows, m, kept, 0)
     # The node's last condition: (feature, op, bin).
-    n_kept, n_removed, parent, depth, feature, op, bin_ = m, 0, -1, 0, 0, 0, 0
+    n_kept, parent, depth, feature, op, bin_ = m, -1, 0, 0, 0, 0
     cols = 0  # conditions (columns) of the node: what max_depth limits
+    n_hist = 0  # expansions whose histograms are built (slots of hist_pool)
     have_node = True
     while True:
+        # A popped child is materialised: its bound, pruning and rows. Its
+        # histograms, scan and sorted refinements wait until its first
+        # refinement is due: the queue holds a placeholder keyed (-bound,
+        # -inf, counter) instead, which pops before any refinement of equal
+        # bound and is then replaced by the entry (-bound, -best value,
+        # the same counter) that expanding at once would have pushed. The
+        # refinements pop in the same order; a node whose refinements
+        # never come up before the search ends (at 10^6 rows, every node
+        # but the root in most rounds: the node budget ends the search
+        # among the root's refinements) is never scanned.
         if have_node and n_kept > 1:
             bnd = np.inf
             if use_bound:
@@ -482,38 +510,8 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 n_exp += 1
                 ei = _grow_table(ei, n_exp, max_nodes)
                 bounds = _grow(bounds, n_exp, max_nodes)
-                hist_pool = _grow_hists(hist_pool, n_exp, max_nodes)
-                hist = hist_pool[e]
-                # Tail augmentation: this node and its descendants refine
-                # only on features >= its last one; the others' histograms
-                # are never read.
-                last = feature if depth > 0 else 0
-                if parent >= 0 and n_removed < n_kept:
-                    build_channel_histograms_serial(X_binned, removed[:n_removed], W, last,
-                                                    tmp_hist)
-                    _subtract(hist_pool[parent], tmp_hist, last, hist)
-                else:
-                    build_channel_histograms_serial(X_binned, kept[:n_kept], W, last, hist)
-                # Strict sub-extents have fewer rows (the N channel: an atom
-                # counts its rows) than the node.
-                n_rows = 0.0
-                for i in range(n_kept):
-                    n_rows += W[kept[i], N]
-                scan_all_serial(hist, n_bins, is_nominal, last, code, n_total, reg_lambda,
-                                epsilon, n_rows, values)
-                # At the length limit only the last column may be refined
-                # further (tail augmentation keeps columns in order, so the
-                # node's other columns lie before it).
-                end = last + 1 if cols >= max_depth else n_features
-                n_ref = _refinement_order(values, last, end, width, code, scale, ref_order,
-                                          ref_values)
-                stats[N_REFINEMENTS] += n_ref
                 bit_pool = _grow_table(bit_pool, n_exp, max_nodes)
                 _store_rows(kept, n_kept, bit_pool[e])
-                order_pool = _grow(order_pool, n_order_used + n_ref, _UNLIMITED)
-                value_pool = _grow(value_pool, n_order_used + n_ref, _UNLIMITED)
-                _copy(ref_order, n_ref, order_pool, n_order_used)
-                _copy(ref_values, n_ref, value_pool, n_order_used)
                 ei[e, PARENT] = parent
                 ei[e, DEPTH] = depth
                 ei[e, COLS] = cols
@@ -521,30 +519,73 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
                 ei[e, OP] = op
                 ei[e, BIN] = bin_
                 ei[e, N_ROWS] = n_kept
-                ei[e, ORDER_AT] = n_order_used
-                ei[e, N_ORDER] = n_ref
-                ei[e, NEXT] = 0
+                ei[e, HIST_AT] = -1
+                ei[e, COUNTER] = counter
                 bounds[e] = bnd
-                n_order_used += n_ref
-                if n_ref > 0:
-                    heap = _grow(heap, HEAP_FIELDS * (heap_size + 1), _UNLIMITED)
-                    heap_size = _heap_push(heap, heap_size, bnd, ref_values[0], counter, e)
-                    counter += 1
+                heap = _grow(heap, HEAP_FIELDS * (heap_size + 1), _UNLIMITED)
+                heap_size = _heap_push(heap, heap_size, bnd, np.inf, counter, e)
+                counter += 1
         have_node = False
         if heap_size == 0:
             break
         if stats[N_NODES] >= max_nodes:
             stats[BUDGET_EXHAUSTED] = 1
             break
-        if _next_expansion_bytes(n_exp, hsize, n_order_used, n_features * 2 * width, heap_size,
-                                 ei, hist_pool, bit_pool, order_pool, heap, table, entries,
-                                 max_nodes) > max_bytes:
+        if _next_expansion_bytes(n_exp, n_hist, hsize, n_order_used, n_features * 2 * width,
+                                 heap_size, ei, hist_pool, bit_pool, order_pool, heap, table,
+                                 entries, max_nodes) > max_bytes:
             stats[BUDGET_EXHAUSTED] = 1
             stats[MEMORY_EXHAUSTED] = 1
             break
         e, heap_size = _heap_pop(heap, heap_size)
+        expanded = ei[e, HIST_AT] >= 0
         if not bounds[e] > best_value:
-            stats[N_PRUNED] += 1 + ei[e, N_ORDER] - ei[e, NEXT]
+            # The refinements left; a node never scanned has none counted.
+            if expanded:
+                stats[N_PRUNED] += 1 + ei[e, N_ORDER] - ei[e, NEXT]
+            continue
+        if not expanded:
+            # The placeholder: expand the node now. Its histograms: the
+            # parent's minus those of the rows its condition removed, when
+            # those are fewer (the subtraction trick); tail augmentation:
+            # only features >= its last one are ever read.
+            n_node = _load_rows(bit_pool[e], kept)
+            up, last = ei[e, PARENT], (ei[e, FEATURE] if ei[e, DEPTH] > 0 else 0)
+            hist_pool = _grow_hists(hist_pool, n_hist + 1, max_nodes)
+            hist = hist_pool[n_hist]
+            ei[e, HIST_AT] = n_hist
+            n_hist += 1
+            n_removed = _load_difference(bit_pool[up], bit_pool[e], removed) if up >= 0 else 0
+            if up >= 0 and n_removed < n_node:
+                build_channel_histograms_serial(X_binned, removed[:n_removed], W, last, tmp_hist)
+                _subtract(hist_pool[ei[up, HIST_AT]], tmp_hist, last, hist)
+            else:
+                build_channel_histograms_serial(X_binned, kept[:n_node], W, last, hist)
+            # Strict sub-extents have fewer rows (the N channel: an atom
+            # counts its rows) than the node.
+            n_rows = 0.0
+            for i in range(n_node):
+                n_rows += W[kept[i], N]
+            scan_all_serial(hist, n_bins, is_nominal, last, code, n_total, reg_lambda, epsilon,
+                            n_rows, values)
+            # At the length limit only the last column may be refined
+            # further (tail augmentation keeps columns in order, so the
+            # node's other columns lie before it).
+            end = last + 1 if ei[e, COLS] >= max_depth else n_features
+            n_ref = _refinement_order(values, last, end, width, code, scale, ref_order, ref_values)
+            stats[N_REFINEMENTS] += n_ref
+            order_pool = _grow(order_pool, n_order_used + n_ref, _UNLIMITED)
+            value_pool = _grow(value_pool, n_order_used + n_ref, _UNLIMITED)
+            _copy(ref_order, n_ref, order_pool, n_order_used)
+            _copy(ref_values, n_ref, value_pool, n_order_used)
+            ei[e, ORDER_AT] = n_order_used
+            ei[e, N_ORDER] = n_ref
+            ei[e, NEXT] = 0
+            n_order_used += n_ref
+            if n_ref > 0:
+                heap = _grow(heap, HEAP_FIELDS * (heap_size + 1), _UNLIMITED)
+                heap_size = _heap_push(heap, heap_size, bounds[e], ref_values[0], ei[e, COUNTER],
+                                       e)
             continue
         at = ei[e, ORDER_AT] + ei[e, NEXT]
         k = order_pool[at]
@@ -559,7 +600,6 @@ def _branch_and_bound(X_binned, rows, W, n_bins, is_nominal, code, n_total, reg_
         n_parent = _load_rows(bit_pool[e], parent_rows)
         n_kept = split_rows(X_binned, parent_rows[:n_parent], j, op, bin_, n_bins[j], kept,
                             removed)
-        n_removed = n_parent - n_kept
         depth = ei[e, DEPTH] + 1
         cols = ei[e, COLS] + (1 if ei[e, DEPTH] == 0 or j != ei[e, FEATURE] else 0)
         if _next_pop_bytes(n_entries, n_keys, ei, hist_pool, bit_pool, order_pool, heap, table,
@@ -593,6 +633,7 @@ _grow_table = jit_helper(_grow_table)
 _key = jit_helper(_key)
 _store_rows = jit_helper(_store_rows)
 _load_rows = jit_helper(_load_rows)
+_load_difference = jit_helper(_load_difference)
 _prefix_bound = jit_helper(_prefix_bound)
 _heap_less = jit_helper(_heap_less)
 _heap_swap = jit_helper(_heap_swap)

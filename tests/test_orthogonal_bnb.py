@@ -55,7 +55,14 @@ def _assert_same(result, reference):
     assert result.conditions == conditions
     assert result.value == value
     np.testing.assert_array_equal(result.rows, rows)
-    assert result.stats == stats
+    for name in ("n_nodes", "budget_exhausted"):
+        assert result.stats[name] == stats[name]
+    # The kernel scans a node only when its first refinement is due (the
+    # reference: when the node passes its bound), so it scores at most the
+    # reference's refinements and counts at most its pruned ones (a node
+    # pruned before its scan has no refinements to count).
+    for name in ("n_refinements", "n_pruned"):
+        assert result.stats[name] <= stats[name]
 
 
 @settings(max_examples=150, deadline=None)
