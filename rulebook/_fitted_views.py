@@ -112,7 +112,8 @@ class _Staged:
         for k, (intercept, weights, term_weights) in enumerate(self._staged_weights()):
             rules = tuple(replace(rule, weight=w) for rule, w in zip(ensemble.rules, weights))
             terms = tuple(replace(term, weight=w) for term, w in zip(ensemble.terms, term_weights))
-            yield replace(ensemble, intercept=float(intercept), rules=rules[:k], terms=terms)
+            intercept = float(intercept) if ensemble.outputs is None else intercept
+            yield replace(ensemble, intercept=intercept, rules=rules[:k], terms=terms)
 
     def _staged_weights(self):
         """``(intercept, rule weights, term weights)`` after each round, from ``history_``.
@@ -124,7 +125,8 @@ class _Staged:
         return zip(history["intercept"], history["weights"], term_weights)
 
     def _staged_raw_predict(self, X):
-        """Raw scores of the model after rounds 1, 2, ..., shape (n_rounds, n_samples).
+        """Raw scores of the model after rounds 1, 2, ..., shape (n_rounds, n_samples)
+        (with several outputs, (n_rounds, n_samples, K)).
 
         Each rule is evaluated once; round ``k``'s score adds the weights
         recorded in round ``k`` (``staged_ensembles``) to its intercept in
@@ -136,9 +138,16 @@ class _Staged:
         ensemble = self.ensemble_
         masks = [rule.query.evaluate(frame, ensemble.by_name) for rule in ensemble.rules]
         values = term_values(ensemble, frame, ensemble.by_name)
-        scores = np.empty((len(masks), len(frame)), dtype=np.float64)
+        outputs = () if ensemble.outputs is None else (ensemble.n_outputs,)
+        scores = np.empty((len(masks), len(frame), *outputs), dtype=np.float64)
         staged = list(self._staged_weights())[1:]
         for k, (intercept, weights, term_weights) in enumerate(staged):
+            if outputs:  # a column per output, as decision_function adds them
+                raw = np.tile(np.array(intercept, dtype=np.float64), (len(frame), 1))
+                for mask, weight in zip(masks[:k + 1], weights):
+                    raw[mask] += np.array(weight)
+                scores[k] = raw
+                continue
             raw = np.full(len(frame), float(intercept), dtype=np.float64)
             for mask, weight in zip(masks[:k + 1], weights):
                 raw[mask] += weight

@@ -187,9 +187,14 @@ def _add_terms(ensemble, X, by_name, scores):
 
 
 def decision_function(ensemble, X):
-    """Raw scores of ``ensemble`` on ``X``, shape (n_samples,), float64."""
+    """Raw scores of ``ensemble`` on ``X``, shape (n_samples,) or, with
+    several outputs, (n_samples, K), float64."""
     by_name = reads_by_name(ensemble, X)
     n_conditions = sum(len(rule.query.propositions) for rule in ensemble.rules)
+    if ensemble.outputs is not None:
+        if len(X) * n_conditions >= PREDICT_MIN_WORK:
+            return _decision_function_kernel(ensemble, X, by_name)
+        return decision_function_numpy(ensemble, X, by_name)
     if len(X) * n_conditions >= PREDICT_MIN_WORK:
         return _add_terms(ensemble, X, by_name, _decision_function_kernel(ensemble, X, by_name))
     return decision_function_numpy(ensemble, X, by_name)
@@ -202,6 +207,11 @@ def decision_function_numpy(ensemble, X, by_name=None):
     """
     if by_name is None:
         by_name = reads_by_name(ensemble, X)
+    if ensemble.outputs is not None:  # a column per output, no terms
+        scores = np.tile(np.array(ensemble.intercept), (len(X), 1))
+        for rule, mask in zip(ensemble.rules, rule_masks(ensemble, X, by_name)):
+            scores[mask] += np.array(rule.weight)
+        return scores
     scores = np.full(len(X), ensemble.intercept, dtype=np.float64)
     for rule, mask in zip(ensemble.rules, rule_masks(ensemble, X, by_name)):
         scores[mask] += rule.weight
@@ -212,6 +222,18 @@ def _decision_function_kernel(ensemble, X, by_name=None):
     matrix, conditions = encode(ensemble, X, by_name)
     rule_start, column, op, value = conditions
     weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
+    if ensemble.outputs is not None:
+        # One pass of the kernel per output over the same encoded columns:
+        # each column adds the intercept, then the weights in rule order,
+        # as the NumPy path does.
+        out = np.empty((len(X), ensemble.n_outputs), dtype=np.float64)
+        column_out = np.empty(len(X), dtype=np.float64)
+        weights = weights.reshape(len(ensemble.rules), ensemble.n_outputs)
+        for k in range(ensemble.n_outputs):
+            _score_rows(matrix, rule_start, column, op, value,
+                        np.ascontiguousarray(weights[:, k]), ensemble.intercept[k], column_out)
+            out[:, k] = column_out
+        return out
     out = np.empty(len(X), dtype=np.float64)
     _score_rows(matrix, rule_start, column, op, value, weights, ensemble.intercept, out)
     return out

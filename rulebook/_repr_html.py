@@ -27,12 +27,13 @@ import html
 import inspect
 import math
 import numbers
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 
 import numpy as np
 import pandas as pd
 
+from ._canonical import escape_unsafe
 from ._formatting import format_number, format_weight
 from ._options import OPTIONS
 from .rules import RuleEnsemble
@@ -62,7 +63,7 @@ _HISTORY_LABELS = {
 _TIME_COLUMNS = ("time", "search_time")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_css():
     """The stylesheet, read from the package data once per process."""
     return files("rulebook").joinpath("static", "repr.css").read_text(encoding="utf-8")
@@ -289,6 +290,8 @@ def rules_table(ensemble, max_rules):
         bar), coverage, length and condition.
     """
     shown = ensemble.rules[:max_rules]
+    if ensemble.outputs is not None:
+        return _outputs_rules_table(ensemble, shown)
     terms = ensemble.terms
     scale = max([abs(rule.weight) for rule in shown] + [abs(term_effect(t)) for t in terms], default=0.0)
     # The condition comes last, as in the text repr ("+2.5  if Age <= 19"):
@@ -310,6 +313,35 @@ def rules_table(ensemble, max_rules):
         rows.append(f"<tr class=\"rb-more\"><td colspan=\"6\">... {hidden} more {noun}</td></tr>")
     rows += [_term_row(term, scale) for term in terms]
     head = ("<thead><tr><th>#</th><th>weight</th><th></th><th>coverage</th><th>length</th>"
+            "<th class=\"rb-cond\">condition</th></tr></thead>")
+    return f"<table class=\"rb-table rb-rules\">{head}<tbody>{''.join(rows)}</tbody></table>"
+
+
+def _outputs_rules_table(ensemble, shown):
+    """:func:`rules_table` of a model with several outputs: a weight column
+    (number and diverging bar) per output, headed by its label; one scale
+    for all, so that bars compare across outputs."""
+    scale = max((abs(w) for rule in shown for w in rule.weight), default=0.0)
+
+    def weights(head, bars=True):
+        return "".join(f"<td>{_escape(format_weight(w))}"
+                       f"{weight_bar(w, scale) if bars else ''}</td>" for w in head)
+
+    rows = [("<tr class=\"rb-intercept\"><td></td>"
+             f"{weights(ensemble.intercept, bars=False)}"
+             "<td>100%</td><td>0</td><td class=\"rb-cond\">intercept</td></tr>")]
+    for rank, rule in enumerate(shown, start=1):
+        rows.append(
+            f"<tr><td>{rank}</td>{weights(rule.weight)}"
+            f"<td>{_escape(format_percent(rule.coverage))}</td>"
+            f"<td>{len(rule)}</td><td class=\"rb-cond\">{condition_html(rule.query)}</td></tr>")
+    hidden = len(ensemble.rules) - len(shown)
+    if hidden > 0:
+        noun = "rule" if hidden == 1 else "rules"
+        rows.append(f"<tr class=\"rb-more\"><td colspan=\"{ensemble.n_outputs + 4}\">"
+                    f"... {hidden} more {noun}</td></tr>")
+    labels = "".join(f"<th>{_escape(escape_unsafe(str(label)))}</th>" for label in ensemble.outputs)
+    head = (f"<thead><tr><th>#</th>{labels}<th>coverage</th><th>length</th>"
             "<th class=\"rb-cond\">condition</th></tr></thead>")
     return f"<table class=\"rb-table rb-rules\">{head}<tbody>{''.join(rows)}</tbody></table>"
 
@@ -476,6 +508,8 @@ def _terms_chip(ensemble):
 
 def _task(estimator):
     classes = getattr(estimator, "classes_", None)
+    if classes is not None and len(classes) > 2:
+        return f"classification, {len(classes)} classes"
     if classes is not None:
         return f"classification, positive class {classes[-1]}"
     return "regression"

@@ -445,7 +445,7 @@ def check_sample_weight(sample_weight, n_rows):
 
 
 def check_weighted_classes(y, weights, classes):
-    """Require rows of positive weight in both classes of a binary target.
+    """Require rows of positive weight in every class of the target.
 
     A class whose rows all have weight zero is not in the data the model
     is fitted to: the intercept would diverge (log odds of a probability
@@ -453,12 +453,12 @@ def check_weighted_classes(y, weights, classes):
 
     Parameters
     ----------
-    y : ndarray of shape (n_rows,)
-        Target encoded as +1 / -1.
+    y : ndarray of shape (n_rows,) or (n_rows, K)
+        Binary target encoded as +1 / -1, or one-hot (a column per class).
     weights : ndarray of shape (n_rows,), float64
         Validated :func:`check_sample_weight`.
-    classes : ndarray of shape (2,)
-        Labels of -1 and +1, for the message.
+    classes : ndarray of shape (2,) or (K,)
+        Labels of -1 and +1, or of the columns, for the message.
 
     Raises
     ------
@@ -466,6 +466,13 @@ def check_weighted_classes(y, weights, classes):
         Naming ``sample_weight`` and the class that has no positive weight.
     """
     positive = weights > 0
+    if y.ndim == 2:  # one-hot, one column per class
+        for k, label in enumerate(classes):
+            if not (positive & (y[:, k] > 0)).any():
+                raise ValueError(
+                    f"sample_weight is zero on every row of class {label!r}; a classifier needs "
+                    "rows of positive weight in every class.")
+        return
     for code, label in zip((-1.0, 1.0), classes):
         if not (positive & (y == code)).any():
             raise ValueError(

@@ -23,7 +23,7 @@ from ._progress import check_interrupt, reporting, set_status
 from .corrective import corrective_weights
 from .objectives import search_code
 from .rules import Query, Rule
-from .search import SearchProblem, start_rounds
+from .search import MultiOutputProblem, SearchProblem, start_rounds
 from .weight_updates import StagewiseUpdate, weight_update
 
 # A round whose gradient sum over the chosen extent is this small relative
@@ -87,7 +87,7 @@ def fit_boosting(setup):
 
     Returns
     -------
-    intercept : float
+    intercept : float, or ndarray of shape (K,) with several outputs
     rules : list of Rule
     history : DataFrame
         One row per boosting round, round 0 being the intercept (and the
@@ -103,7 +103,7 @@ def fit_boosting(setup):
     rows = np.flatnonzero(weights > 0)
     rounds = start_rounds(setup.learner, weights, setup.n_rules, setup.base_columns)
     update = weight_update(setup, base_weights)
-    history = [_record(0, "(intercept)", intercept, np.nan, loss.loss(y, raw, weights),
+    history = [_record(0, "(intercept)", _plain(intercept), np.nan, loss.loss(y, raw, weights),
                        1.0, 0, 0, time.perf_counter() - started,
                        _model_stats(intercept, [], update))]
     rules = []
@@ -193,7 +193,7 @@ def _next_problem(setup, raw, problem, changed, rebuild):
     following = _problem(setup, g, h, problem.rows)
     built = problem.built_root_histograms
     if not rebuild and built is not None and len(problem.rows) >= ROOT_UPDATE_MIN_ROWS:
-        dg, dh = np.zeros(len(g)), np.zeros(len(h))
+        dg, dh = np.zeros_like(g), np.zeros_like(h)
         dg[changed] = g_changed - problem.g[changed]
         dh[changed] = h_changed - problem.h[changed]
         following.root_update = (built, changed, dg, dh)
@@ -219,6 +219,10 @@ def fit_base(setup):
     y, weights, loss = setup.y, setup.sample_weight, setup.loss
     intercept = loss.baseline(y, weights)
     B = setup.base_columns
+    if np.ndim(intercept):  # one per output: raw scores of shape (n, K)
+        if B is not None and B.shape[1]:
+            raise ValueError("base columns (linear terms) with several outputs are not supported.")
+        return intercept, np.empty(0), np.tile(intercept, (len(y), 1))
     if B is None or B.shape[1] == 0:
         return intercept, np.empty(0), np.full(len(y), intercept)
     fit = corrective_weights(loss, y, B, weights, setup.reg_lambda,
@@ -228,10 +232,15 @@ def fit_base(setup):
 
 def _model_stats(intercept, rules, update):
     """``history_``'s columns of the whole model after a round."""
-    stats = {"intercept": float(intercept), "weights": tuple(float(r.weight) for r in rules)}
+    stats = {"intercept": _plain(intercept), "weights": tuple(_plain(r.weight) for r in rules)}
     if len(update.base_weights):
         stats["base_weights"] = tuple(float(w) for w in update.base_weights)
     return stats
+
+
+def _plain(weight):
+    """A weight as ``history_`` holds it: a float, or a tuple of floats (one per output)."""
+    return float(weight) if np.ndim(weight) == 0 else tuple(float(w) for w in weight)
 
 
 def _round_progress(bar, t):
@@ -277,7 +286,9 @@ def _history_frame(records):
 
 
 def _problem(setup, g, h, rows):
-    return SearchProblem(
+    # g, h of shape (n, K): several outputs, rules with a complete head.
+    kind = SearchProblem if g.ndim == 1 else MultiOutputProblem
+    return kind(
         X_binned=setup.X_binned,
         X_rows=setup.X_rows,
         n_bins=setup.binner.n_bins_,

@@ -228,7 +228,7 @@ class _RuleBoostingCV(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        base = self._estimator_class().__sklearn_tags__()
+        base = self._estimator_class(**self._base_params()).__sklearn_tags__()
         # What the fitted estimator accepts (nominal columns, NaN, two
         # classes only), the CV wrapper accepts.
         tags.input_tags, tags.target_tags = base.input_tags, base.target_tags
@@ -275,12 +275,11 @@ class _Scored:
         return self._raw
 
     def predict_proba(self, X):
-        p = self._inverse_link(self._raw)
-        return np.column_stack([1.0 - p, p])
+        return self._estimator._probabilities(self._raw)
 
     def predict(self, X):
         if hasattr(self, "classes_"):
-            return self.classes_[(self._raw > 0).astype(int)]
+            return self._estimator._labels(self._raw)
         return self._inverse_link(self._raw)
 
     def score(self, X, y, sample_weight=None):
@@ -362,19 +361,21 @@ class RuleBoostingClassifierCV(ClassifierMixin, _RuleBoostingCV):
         self.verbose = verbose
 
     def predict_proba(self, X):
-        """The best estimator's class probabilities, shape (n_samples, 2)."""
+        """The best estimator's class probabilities, shape (n_samples, n_classes)."""
         check_is_fitted(self)
         return self.best_estimator_.predict_proba(X)
 
     def decision_function(self, X):
-        """The best estimator's raw score ``f(x)`` (log-odds), shape (n_samples,)."""
+        """The best estimator's raw score ``f(x)`` (log-odds), shape (n_samples,), or
+        one per class, shape (n_samples, n_classes)."""
         check_is_fitted(self)
         return self.best_estimator_.decision_function(X)
 
     def __sklearn_tags__(self):
         # ClassifierMixin resets the classifier tags after the shared ones.
         tags = super().__sklearn_tags__()
-        tags.classifier_tags = self._estimator_class().__sklearn_tags__().classifier_tags
+        tags.classifier_tags = self._estimator_class(**self._base_params()).__sklearn_tags__(
+            ).classifier_tags
         return tags
 
 

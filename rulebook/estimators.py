@@ -329,6 +329,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         allowed = None if specs is None else _allowed_of(binner, specs)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)
+        if y_encoded.ndim == 2:
+            self._check_multi_output(learner, objective, weight_update, y_encoded.shape[1])
         if allowed is not None and not _honours_allowed(learner, objective):
             raise ValueError("propositions is supported by the greedy and optimal learners with "
                              "the standard objectives; got learner="
@@ -349,8 +351,10 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
         self._fit_columns = fit_columns(X)
         by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
+        outputs = tuple(self.classes_.tolist()) if y_encoded.ndim == 2 else None
         self.ensemble_ = RuleEnsemble(intercept, tuple(rules), self._loss_name_,
-                                      tuple(f.name for f in binner.features_), by_name, terms)
+                                      tuple(f.name for f in binner.features_), by_name, terms,
+                                      outputs)
         self.history_ = history
         return self
 
@@ -360,6 +364,28 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             delattr(self, name)
         for name in ("_feature_kinds", "_categories", "_fit_columns"):
             self.__dict__.pop(name, None)
+
+    def _check_multi_output(self, learner, objective, weight_update, n_outputs):
+        """Refuse, naming the parameter, what a target of several outputs cannot use yet."""
+        refused = []
+        if not isinstance(learner, GreedyLearner) or objective == "orthogonal":
+            refused.append(f"learner={self.learner!r}" + (
+                f" with search={self.search!r}" if self.search is not None else ""))
+        if self.objective != "second_order":
+            refused.append(f"objective={self.objective!r}")
+        if self.weight_update not in ("auto", "stagewise"):
+            refused.append(f"weight_update={self.weight_update!r}")
+        if self.include_linear:
+            refused.append("include_linear=True")
+        if refused:
+            # "Only binary classification is supported.": the words scikit-learn's
+            # check_classifier_not_supporting_multiclass expects.
+            raise ValueError(
+                f"Only binary classification is supported with {', '.join(refused)}; y has "
+                f"{n_outputs} classes. Multi-class targets work with learner='greedy' (the "
+                "default), objective='second_order', stagewise weights and "
+                "include_linear=False; the optimal and orthogonal learners fit binary targets "
+                "only so far.")
 
     def _max_rule_length(self):
         """The length limit in force (None: unlimited); see ``max_rule_length``."""
@@ -631,26 +657,44 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
 
 
 class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
-    __doc__ = f"""Gradient rule boosting for binary classification (logistic loss).
+    __doc__ = f"""Gradient rule boosting for classification (logistic or multinomial loss).
 
-    The raw score ``f(x)`` is the log odds of ``classes_[1]``; any two class
-    labels are accepted. More than two classes raise ``ValueError``.
+    With two classes the raw score ``f(x)`` is the log odds of
+    ``classes_[1]`` (logistic loss). With more (any label type), the
+    model has one raw score per class, ``f_k(x) = intercept_k + sum_i
+    w_ik q_i(x)``: each rule predicts a weight for every class (a
+    *complete head*, [3]) and ``predict_proba`` is their softmax
+    (multinomial loss, gradient and diagonal Hessian per class as in
+    XGBoost's multi-class boosting, [4]); each rule maximises the sum over
+    classes of the second-order objective ``G_k^2 / (2 n (reg_lambda +
+    H_k))``. Multi-class targets are fitted by the greedy learner with the
+    second-order objective and stagewise weights; other learners,
+    objectives, weight updates and ``include_linear`` raise ``ValueError``
+    for them.
 
     Parameters
     ----------
 {_PARAMETERS}
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The class labels; ``classes_[1]`` is the positive class.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted; with two, ``classes_[1]`` is the
+        positive class.
 {_ATTRIBUTES}
     Raises
     ------
     ValueError
-        At fit: a target with one class or more than two, or missing labels,
-        and the input errors listed there. At prediction: columns other
-        than those of fit, or in another order (see Notes).
-{_NOTES}{_REFERENCES}
+        At fit: a target with one class, or missing labels, a multi-class
+        target with a learner or option that does not support it yet, and
+        the input errors listed there. At prediction: columns other than
+        those of fit, or in another order (see Notes).
+{_NOTES}{_REFERENCES}    .. [3] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
+       rule learning algorithm for multi-output problems. Section 2.3
+       (complete heads, label-wise decomposable losses).
+    .. [4] Chen, T., Guestrin, C. (2016). XGBoost: a scalable tree boosting
+       system. KDD. Section 2.2; the ``multi:softmax`` objective's diagonal
+       Hessian ``p (1 - p)``.
+
     Examples
     --------
     >>> from rulebook import RuleBoostingClassifier
@@ -661,20 +705,37 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
     (2, 2)
     """
 
-    _loss_name_ = "logistic"
+    @property
+    def _loss_name_(self):
+        multi = getattr(self, "classes_", None) is not None and len(self.classes_) > 2
+        return "multinomial" if multi else "logistic"
 
     def _encode_target(self, y, n_rows):
+        """``+1`` / ``-1`` for two classes; the one-hot matrix (n, K) for more."""
         y = check_target(y, n_rows, numeric=False)
         check_classification_targets(y)
         classes = np.unique(y)
-        if len(classes) != 2:
+        if len(classes) < 2:
             raise ValueError(
-                "Only binary classification is supported. RuleBoostingClassifier needs "
-                f"exactly two classes in y; got {len(classes)} class(es) "
-                f"{classes[:5].tolist()}. Multi-class targets are not supported yet."
-            )
+                "RuleBoostingClassifier needs at least two classes in y; got "
+                f"{len(classes)} class(es) {classes[:5].tolist()}.")
         self.classes_ = classes
+        if len(classes) > 2:
+            return (y[:, None] == classes[None, :]).astype(np.float64)
         return np.where(y == classes[1], 1.0, -1.0)
+
+    def _probabilities(self, raw):
+        """Class probabilities of raw scores: (n, 2) or the softmax (n, K)."""
+        if raw.ndim == 2:
+            return get_loss("multinomial").inverse_link(raw)
+        p = get_loss("logistic").inverse_link(raw)
+        return np.column_stack([1.0 - p, p])
+
+    def _labels(self, raw):
+        """Most probable class of raw scores (the first on ties)."""
+        if raw.ndim == 2:
+            return self.classes_[np.argmax(raw, axis=1)]
+        return self.classes_[(raw > 0).astype(int)]
 
     def predict_proba(self, X):
         """Class probabilities, columns ordered as ``classes_``.
@@ -685,18 +746,17 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
 
         Returns
         -------
-        ndarray of shape (n_samples, 2), float64
+        ndarray of shape (n_samples, n_classes), float64
 
         Raises
         ------
         ValueError
             As :meth:`decision_function`.
         """
-        p = get_loss("logistic").inverse_link(self._raw_predict(X))
-        return np.column_stack([1.0 - p, p])
+        return self._probabilities(self._raw_predict(X))
 
     def staged_decision_function(self, X):
-        """Raw scores (log odds of ``classes_[1]``) after each boosting round.
+        """Raw scores (log odds of ``classes_[1]``, or one per class) after each boosting round.
 
         Parameters
         ----------
@@ -704,7 +764,7 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
 
         Yields
         ------
-        ndarray of shape (n_samples,), float64
+        ndarray of shape (n_samples,) or (n_samples, n_classes), float64
             After rounds ``1, 2, ..., len(ensemble_)``, like scikit-learn's
             ``staged_decision_function`` (the models of
             :meth:`staged_ensembles` but the first, intercept-only one).
@@ -721,11 +781,10 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
 
         Yields
         ------
-        ndarray of shape (n_samples, 2), float64
+        ndarray of shape (n_samples, n_classes), float64
         """
         for raw in self._staged_raw_predict(X):
-            p = get_loss("logistic").inverse_link(raw)
-            yield np.column_stack([1.0 - p, p])
+            yield self._probabilities(raw)
 
     def staged_predict(self, X):
         """Class labels after each boosting round (see :meth:`staged_decision_function`).
@@ -736,10 +795,10 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
             Labels from ``classes_``.
         """
         for raw in self._staged_raw_predict(X):
-            yield self.classes_[(raw > 0).astype(int)]
+            yield self._labels(raw)
 
     def decision_function(self, X):
-        """Raw scores: log odds of ``classes_[1]``.
+        """Raw scores: log odds of ``classes_[1]``, or one score per class.
 
         Parameters
         ----------
@@ -747,7 +806,9 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
 
         Returns
         -------
-        ndarray of shape (n_samples,), float64
+        ndarray of shape (n_samples,), float64, or (n_samples, n_classes)
+            with more than two classes (the softmax of a row is its
+            ``predict_proba``)
 
         Raises
         ------
@@ -775,10 +836,19 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         ValueError
             As :meth:`decision_function`.
         """
-        scores = self._raw_predict(X)
-        return self.classes_[(scores > 0).astype(int)]
+        return self._labels(self._raw_predict(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = self._fits_multi_class()
         return tags
+
+    def _fits_multi_class(self):
+        """Whether these parameters fit multi-class targets (see :meth:`_check_multi_output`)."""
+        try:
+            learner, objective, weight_update = resolve_learner(
+                self.learner, self.objective, self.search, self.weight_update)
+        except ValueError:
+            return False
+        return (isinstance(learner, GreedyLearner) and objective == "second_order"
+                and weight_update == "stagewise" and not self.include_linear)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._precompile import prepare as prepare_kernels
-from .objectives import _objective
 from .search import SearchResult
 from .shortening import shortened
 
@@ -63,6 +62,8 @@ def greedy_search(problem):
     Parameters
     ----------
     problem : SearchProblem
+        Or a :class:`~rulebook.search.MultiOutputProblem`: the same
+        search, scoring complete heads.
 
     Notes
     -----
@@ -77,8 +78,7 @@ def greedy_search(problem):
         ``n_steps`` (histogram passes).
     """
     rows = problem.rows
-    G, H, C = problem.sums(rows)
-    value = _objective(problem.objective, G, H, C, problem.n_total, float(problem.reg_lambda))
+    value = problem.extent_value(rows)
     conditions = []
     n_scored, n_steps = 0, 0
     limit = problem.max_rule_length or np.inf

@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import expit, log_expit, xlogy
+from scipy.special import expit, log_expit, log_softmax, xlogy
 
 # exp(709) is the largest power of e below the float64 maximum. Poisson raw
 # scores are clipped there so that exp never overflows; a model predicting a
@@ -129,7 +129,72 @@ class PoissonLoss:
         return np.exp(np.minimum(raw, _MAX_LOG))
 
 
-LOSSES = {cls.name: cls for cls in (SquaredLoss(), LogisticLoss(), PoissonLoss())}
+@dataclass(frozen=True)
+class MultinomialLoss:
+    """Multinomial (softmax) loss of ``K`` classes, ``-log softmax(f)_y``.
+
+    ``y`` is the one-hot matrix of shape (n, K) and the raw score ``f`` has
+    one column per class; ``p = softmax(f)``. The gradient is ``p - y``
+    and the Hessian its diagonal ``p (1 - p)``, per class, as in XGBoost's
+    multi-class boosting: each class is a boosting problem of its own
+    whose sums a complete head adds up (BOOMER, Section 2.3, the
+    label-wise decomposable case). The raw scores are determined up to a
+    constant per row; the intercept is centred (its mean over classes 0).
+
+    References
+    ----------
+    .. [1] Chen, T., Guestrin, C. (2016). XGBoost: a scalable tree boosting
+       system. KDD. Section 2.2 (second-order approximation); its
+       ``multi:softmax`` objective uses the diagonal ``p (1 - p)``.
+    .. [2] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
+       rule learning algorithm for multi-output problems. Section 2.3.
+    """
+
+    name: str = "multinomial"
+
+    def loss(self, y, raw, sample_weight):
+        return _weighted_mean(-(y * log_softmax(raw, axis=1)).sum(axis=1), sample_weight)
+
+    def gradient_hessian(self, y, raw, sample_weight):
+        p, q = _softmax_and_complement(raw)
+        w = np.asarray(sample_weight, dtype=np.float64)[:, None]
+        # p - y, written so that the true class's ``p - 1`` is ``-q``: for a
+        # confident row 1 - p rounds to 0 and the gradient would be lost (as
+        # LogisticLoss, which avoids 1 - p for the same reason).
+        g = np.where(y > 0, -q, p) * w
+        h = p * q * w
+        return g, h
+
+    def baseline(self, y, sample_weight):
+        # Log class priors, clipped as LogisticLoss's, centred over classes.
+        w = np.asarray(sample_weight, dtype=np.float64)
+        prior = np.clip((y * w[:, None]).sum(axis=0) / w.sum(), 1e-12, 1.0)
+        log_prior = np.log(prior)
+        return log_prior - log_prior.mean()
+
+    def inverse_link(self, raw):
+        return _softmax_and_complement(np.asarray(raw, dtype=np.float64))[0]
+
+
+def _softmax_and_complement(raw):
+    """``p = softmax(raw)`` per row and ``q = 1 - p`` without cancellation.
+
+    ``q_k`` is the sum of the other classes' exponentials (those before
+    ``k`` plus those after it, both sums of positive terms) over their
+    total, not ``1 - p_k``, which rounds to 0 for a confident row.
+    """
+    e = np.exp(raw - raw.max(axis=1, keepdims=True))
+    # Exclusive cumulative sums, shifted rather than subtracted (a
+    # subtraction would cancel just where q is small).
+    before, after = np.zeros_like(e), np.zeros_like(e)
+    np.cumsum(e[:, :-1], axis=1, out=before[:, 1:])
+    np.cumsum(e[:, :0:-1], axis=1, out=after[:, -2::-1])
+    total = e.sum(axis=1, keepdims=True)
+    return e / total, (before + after) / total
+
+
+LOSSES = {cls.name: cls for cls in (SquaredLoss(), LogisticLoss(), PoissonLoss(),
+                                    MultinomialLoss())}
 
 
 def get_loss(name):
@@ -139,7 +204,7 @@ def get_loss(name):
     ------
     ValueError
         If ``name`` is not one of ``"squared"``, ``"logistic"``,
-        ``"poisson"``.
+        ``"poisson"``, ``"multinomial"``.
     """
     try:
         return LOSSES[name]

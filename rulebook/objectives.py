@@ -19,6 +19,13 @@ code so that numba kernels can branch on it:
 
 An empty extent (``C == 0``) has objective 0 under all three.
 
+With several outputs (the classes of a multi-class target), a rule with a
+*complete head* predicts one weight per output; its second-order
+objective is the sum over outputs of the single-output one,
+``sum_k G_k^2 / (2 n (reg_lambda + H_k))``, each weight
+``-G_k / (reg_lambda + H_k)`` (Rapp et al. 2023, Section 2.3, for a
+label-wise decomposable loss): :func:`_objective_complete`.
+
 A fourth objective, ``"orthogonal"`` (``obj_ogb``, Yang et al. 2024,
 eq. 14), depends on the queries already selected, not only on an extent's
 sums; it has no code here and is scored by :mod:`rulebook.orthogonal`.
@@ -31,6 +38,9 @@ References
 .. [2] Yang, F., et al. (2024). Orthogonal gradient boosting for simpler
    additive rule ensembles. AISTATS. Section 2, eq. 4 and the objective
    ``obj_gb`` that follows it.
+.. [3] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable rule
+   learning algorithm for multi-output problems. Section 2.3 (complete
+   heads of a decomposable loss).
 """
 
 import numpy as np
@@ -111,6 +121,25 @@ def _objective(code, G, H, C, n, reg_lambda):
     if denominator <= 0.0:
         return 0.0
     return G * G / denominator
+
+
+@jit
+def _objective_complete(stats, n_outputs, n, reg_lambda):
+    """Second-order objective of a complete head: the sum over outputs.
+
+    ``stats`` holds an extent's sums in the channels of
+    :mod:`rulebook._multi_output_kernels` (``G_k`` at ``k``, ``H_k`` at
+    ``n_outputs + k``, ``C`` at ``2 n_outputs``); 0 for an empty extent,
+    and an output whose denominator vanishes adds 0, as in :func:`_objective`.
+    """
+    if stats[2 * n_outputs] <= 0.0:
+        return 0.0
+    value = 0.0
+    for k in range(n_outputs):
+        denominator = 2.0 * n * (reg_lambda + stats[n_outputs + k])
+        if denominator > 0.0:
+            value += stats[k] * stats[k] / denominator
+    return value
 
 
 def objective_value(name, G, H, C, n, reg_lambda):

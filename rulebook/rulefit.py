@@ -629,7 +629,8 @@ class RuleFitClassifier(ClassifierMixin, _RuleFit):
         if len(classes) != 2:
             raise ValueError(
                 "Only binary classification is supported. RuleFitClassifier needs exactly two "
-                f"classes in y; got {len(classes)} class(es) {classes[:5].tolist()}."
+                f"classes in y; got {len(classes)} class(es) {classes[:5].tolist()}. Multi-class "
+                "targets are fitted by RuleBoostingClassifier with learner='greedy' so far."
             )
         self.classes_ = classes
         return np.where(y == classes[1], 1.0, -1.0)

@@ -49,7 +49,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ._canonical import canonical_propositions, format_condition, format_proposition
+from ._canonical import (
+    canonical_propositions,
+    escape_unsafe,
+    format_condition,
+    format_proposition,
+)
 from ._formatting import format_weight
 from ._predict import (
     _column,
@@ -75,8 +80,11 @@ FORMAT = "rulebook.RuleEnsemble"
 # that holds the model: 1 without linear terms (what rulebooks before them
 # read), 2 with them, so that an older rulebook refuses such a file rather
 # than read it without its terms (its from_dict ignores unknown fields).
-SUPPORTED_VERSIONS = (1, 2)
+# 3: several outputs (a multi-class model: ``outputs``, and a list of
+# weights per rule and for the intercept), which older rulebooks refuse.
+SUPPORTED_VERSIONS = (1, 2, 3)
 TERMS_VERSION = 2
+OUTPUTS_VERSION = 3
 VALUE_TYPES = ("bool", "bytes", "float", "int", "str")
 
 
@@ -182,15 +190,46 @@ def _read_proposition(data, path):
     return Proposition(feature, operator_, value, index)
 
 
-def _read_rule(data, path):
+def _read_rule(data, path, n_outputs=None):
     data = _object(data, path)
     query, where = _field(data, "query", path)
     if not isinstance(query, list):
         raise _invalid(where, f"must be a list of propositions; got {type(query).__name__}")
     propositions = tuple(_read_proposition(p, f"{where}[{i}]") for i, p in enumerate(query))
-    weight = _number(*_field(data, "weight", path))
+    weight = _weights(*_field(data, "weight", path), n_outputs)
     coverage = _number(*_field(data, "coverage", path, required=False), allow_none=True)
     return Rule(Query(propositions), weight, coverage)
+
+
+def _weights(value, path, n_outputs):
+    """A number, or with ``n_outputs`` a list of that many numbers (a tuple)."""
+    if n_outputs is None:
+        return _number(value, path)
+    if not isinstance(value, list) or len(value) != n_outputs:
+        raise _invalid(path, f"must be a list of {n_outputs} numbers, one per output; got {value!r}")
+    return tuple(_number(v, f"{path}[{i}]") for i, v in enumerate(value))
+
+
+def _head(weight, n_outputs, what):
+    """``weight`` as a tuple of ``n_outputs`` floats (a complete head)."""
+    values = np.asarray(weight, dtype=np.float64)
+    if values.shape != (n_outputs,):
+        raise ValueError(f"{what} must have one value per output ({n_outputs}); got {weight!r}.")
+    return tuple(float(w) for w in values)
+
+
+def _read_outputs(data):
+    """``outputs`` of a version-3 file, or None."""
+    outputs, where = _field(data, "outputs", "", required=False)
+    if outputs is None:
+        return None
+    if data["version"] < OUTPUTS_VERSION:
+        raise _invalid(where, f"needs version {OUTPUTS_VERSION}; version {data['version']} has one "
+                       "output")
+    if not isinstance(outputs, list) or len(outputs) < 2:
+        raise _invalid(where, f"must be a list of two or more output labels; got {outputs!r}")
+    return tuple(_read_value(_object(o, f"{where}[{i}]"), f"{where}[{i}]")
+                 for i, o in enumerate(outputs))
 
 
 def _read_term(data, path):
@@ -399,8 +438,10 @@ class Rule:
     Parameters
     ----------
     query : Query
-    weight : float
-        The rule weight (consequent) on the raw score scale.
+    weight : float or tuple of float
+        The rule weight (consequent) on the raw score scale; with several
+        outputs (a multi-class model) one weight per output, BOOMER's
+        *complete head*.
     coverage : float or None
         Fraction of the training weight in the query's extent; metadata,
         ignored by equality and hashing.
@@ -411,13 +452,18 @@ class Rule:
     coverage: float = field(default=None, compare=False)
 
     def evaluate(self, X, by_name=True):
-        """Contribution of the rule, shape (n_samples,), float64."""
-        return np.where(self.query.evaluate(X, by_name), self.weight, 0.0)
+        """Contribution of the rule, shape (n_samples,) or (n_samples, K), float64."""
+        mask = self.query.evaluate(X, by_name)
+        if isinstance(self.weight, tuple):
+            return np.where(mask[:, None], np.array(self.weight), 0.0)
+        return np.where(mask, self.weight, 0.0)
 
     def __len__(self):
         return len(self.query)
 
     def __str__(self):
+        if isinstance(self.weight, tuple):
+            return f"({', '.join(map(format_weight, self.weight))}) if {self.query}"
         return f"{format_weight(self.weight)} if {self.query}"
 
 
@@ -443,6 +489,13 @@ class RuleEnsemble:
         Linear terms ``w_j (clip(x_j, lower, upper) - centre)`` on numeric
         columns (RuleFit's, Friedman and Popescu 2008, Section 5); a missing
         value contributes 0.
+    outputs : tuple or None, default=None
+        The outputs of a model with several (the class labels of a
+        multi-class model, ``loss="multinomial"``): then ``intercept`` and
+        every rule's weight are tuples of one float per output (a rule's
+        *complete head*, Rapp et al. 2023), and :meth:`decision_function`
+        returns one column per output. ``None``: one output, float weights.
+        Linear terms are not supported with several outputs.
 
     Notes
     -----
@@ -474,13 +527,35 @@ class RuleEnsemble:
     feature_names: tuple = None
     by_name: bool = True
     terms: tuple = ()
+    outputs: tuple = None
 
     def __post_init__(self):
         object.__setattr__(self, "rules", tuple(self.rules))
         object.__setattr__(self, "terms", tuple(self.terms))
-        object.__setattr__(self, "intercept", float(self.intercept))
+        if self.outputs is None:
+            object.__setattr__(self, "intercept", float(self.intercept))
+        else:
+            self._check_outputs()
         if self.feature_names is not None:
             object.__setattr__(self, "feature_names", tuple(self.feature_names))
+
+    def _check_outputs(self):
+        """Tuples of one float per output (``outputs`` given)."""
+        outputs = tuple(self.outputs)
+        object.__setattr__(self, "outputs", outputs)
+        k = len(outputs)
+        as_head = lambda w, what: _head(w, k, what)
+        object.__setattr__(self, "intercept", as_head(self.intercept, "the intercept"))
+        object.__setattr__(self, "rules", tuple(
+            replace(r, weight=as_head(r.weight, f"rule {i + 1}'s weight"))
+            for i, r in enumerate(self.rules)))
+        if self.terms:
+            raise ValueError("linear terms are not supported in a model with several outputs.")
+
+    @property
+    def n_outputs(self):
+        """Outputs the model predicts: 1, or ``len(outputs)``."""
+        return 1 if self.outputs is None else len(self.outputs)
 
     # -- container protocol ---------------------------------------------
     def __len__(self):
@@ -629,17 +704,31 @@ class RuleEnsemble:
 
     # -- presentation -------------------------------------------------------
     def __str__(self):
+        if self.outputs is not None:
+            return self._outputs_text()
         weights = [format_weight(w) for w in [self.intercept] + [x.weight for x in self.rules + self.terms]]
         texts = ["(intercept)"] + [f"if {r.query}" for r in self.rules] + [
             f"* {term.expression()}" for term in self.terms]
         width = max(map(len, weights))
         return "\n".join(f"{w:>{width + 2}}  {text}" for w, text in zip(weights, texts))
 
+    def _outputs_text(self):
+        """One column of weights per output under its label, then the rule."""
+        labels = [escape_unsafe(str(label)) for label in self.outputs]
+        rows = [[format_weight(w) for w in head]
+                for head in [self.intercept] + [r.weight for r in self.rules]]
+        widths = [max(len(label), *(len(row[k]) for row in rows)) for k, label in enumerate(labels)]
+        line = lambda cells: "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths))
+        texts = ["(intercept)"] + [f"if {r.query}" for r in self.rules]
+        return "\n".join([line(labels).rstrip()]
+                         + [f"{line(row)}  {text}" for row, text in zip(rows, texts)])
+
     def __repr__(self):
         terms = f", {len(self.terms)} linear terms" if self.terms else ""
+        outputs = f", {self.n_outputs} outputs" if self.outputs is not None else ""
         header = (
-            f"<RuleEnsemble: {len(self.rules)} rules{terms}, complexity {self.complexity}, "
-            f"{self.loss} loss>"
+            f"<RuleEnsemble: {len(self.rules)} rules{terms}{outputs}, complexity "
+            f"{self.complexity}, {self.loss} loss>"
         )
         return header + "\n" + str(self)
 
@@ -659,12 +748,20 @@ class RuleEnsemble:
         DataFrame
             Columns ``rule`` (str), ``weight`` (float64), ``coverage``
             (float64, fraction of training weight; NaN if unknown),
-            ``length`` (int64, number of conditions).
+            ``length`` (int64, number of conditions). With several
+            outputs, one weight column per output, ``weight[label]``
+            (:meth:`weight_columns`), in place of ``weight``.
         """
+        if self.outputs is None:
+            weights = {"weight": np.array([r.weight for r in self.rules], dtype=np.float64)}
+        else:
+            matrix = np.array([r.weight for r in self.rules], dtype=np.float64).reshape(
+                len(self.rules), self.n_outputs)
+            weights = dict(zip(self.weight_columns(), matrix.T))
         return pd.DataFrame(
             {
                 "rule": [str(r.query) for r in self.rules],
-                "weight": np.array([r.weight for r in self.rules], dtype=np.float64),
+                **weights,
                 "coverage": np.array(
                     [np.nan if r.coverage is None else r.coverage for r in self.rules],
                     dtype=np.float64,
@@ -673,6 +770,13 @@ class RuleEnsemble:
             },
             index=pd.RangeIndex(1, len(self.rules) + 1, name="rank"),
         )
+
+    def weight_columns(self):
+        """Names of :meth:`to_frame`'s weight columns: ``["weight"]``, or
+        ``weight[label]`` per output (the label as ``str`` prints it)."""
+        if self.outputs is None:
+            return ["weight"]
+        return [f"weight[{escape_unsafe(str(label))}]" for label in self.outputs]
 
     def terms_frame(self):
         """One row per linear term: column, expression, weight, bounds, centre, std, importance.
@@ -700,11 +804,12 @@ class RuleEnsemble:
 
         Version 1 without linear terms; version 2, with a ``linear_terms``
         list, when there are some (an older rulebook refuses it rather than
-        drop them).
+        drop them); version 3 with several outputs: ``outputs`` (their
+        labels, typed as categories are) and lists of weights.
         """
         data = {
             "format": FORMAT,
-            "version": TERMS_VERSION if self.terms else 1,
+            "version": OUTPUTS_VERSION if self.outputs is not None else TERMS_VERSION if self.terms else 1,
             "loss": self.loss,
             "intercept": self.intercept,
             "feature_names": None if self.feature_names is None else list(self.feature_names),
@@ -720,6 +825,12 @@ class RuleEnsemble:
         }
         if self.terms:
             data["linear_terms"] = [term.to_dict() for term in self.terms]
+        if self.outputs is not None:
+            data["intercept"] = list(self.intercept)
+            for rule in data["rules"]:
+                rule["weight"] = list(rule["weight"])
+            data["outputs"] = [dict(zip(("value", "value_type"), _json_value(label, "outputs")))
+                               for label in self.outputs]
         return data
 
     def to_json(self, **kwargs):
@@ -750,11 +861,13 @@ class RuleEnsemble:
             says what is valid.
         """
         _check_header(data)
+        outputs = _read_outputs(data)
+        n_outputs = None if outputs is None else len(outputs)
         rules, where = _field(data, "rules", "")
         if not isinstance(rules, list):
             raise _invalid(where, f"must be a list of rules; got {type(rules).__name__}")
-        rules = tuple(_read_rule(rule, f"rules[{i}]") for i, rule in enumerate(rules))
-        intercept = _number(*_field(data, "intercept", ""))
+        rules = tuple(_read_rule(rule, f"rules[{i}]", n_outputs) for i, rule in enumerate(rules))
+        intercept = _weights(*_field(data, "intercept", ""), n_outputs)
         loss, where = _field(data, "loss", "", required=False, default="squared")
         from .losses import LOSSES
 
@@ -775,7 +888,7 @@ class RuleEnsemble:
         if not isinstance(terms, list):
             raise _invalid(where, f"must be a list of linear terms; got {type(terms).__name__}")
         terms = tuple(_read_term(term, f"linear_terms[{i}]") for i, term in enumerate(terms))
-        return cls(intercept, rules, loss, names, by_name, terms)
+        return cls(intercept, rules, loss, names, by_name, terms, outputs)
 
     @classmethod
     def from_json(cls, text):

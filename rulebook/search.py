@@ -13,8 +13,10 @@ from functools import cached_property
 import numba
 import numpy as np
 
+from . import _multi_output_kernels as multi_kernels
 from . import _search_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
+from .objectives import _objective, _objective_complete
 
 
 @dataclass
@@ -125,11 +127,14 @@ class SearchProblem:
                 hist = previous.copy()
                 if len(changed):
                     delta = self._build(changed, dg, dh)
-                    hist[:, :, kernels.G] += delta[:, :, kernels.G]
-                    hist[:, :, kernels.H] += delta[:, :, kernels.H]
+                    gh = self._gradient_channels  # G and H; C and N do not change
+                    hist[:, :, gh] += delta[:, :, gh]
                 self._root_hist = hist
                 self.root_update = None  # the previous round's arrays can go
         return self._root_hist
+
+    # The channels of the gradient and Hessian sums (kernels.G, kernels.H).
+    _gradient_channels = slice(0, 2)
 
     @property
     def built_root_histograms(self):
@@ -193,6 +198,11 @@ class SearchProblem:
             return parent_hist - self.histograms(removed)
         return self.histograms(kept)
 
+    def extent_value(self, rows):
+        """Objective value of the extent ``rows`` (:mod:`rulebook.objectives`)."""
+        G, H, C = self.sums(rows)
+        return _objective(self.objective, G, H, C, self.n_total, float(self.reg_lambda))
+
     def sums(self, rows):
         """``(G, H, C)`` over the extent ``rows``."""
         if _every_row(rows, len(self.g)):  # the arrays themselves: no copies, the same sums
@@ -201,6 +211,76 @@ class SearchProblem:
 
     def _parallel(self, rows):
         return len(rows) * self.n_features >= PARALLEL_MIN_WORK
+
+
+class MultiOutputProblem(SearchProblem):
+    """A round's problem with several outputs, for rules with a complete head.
+
+    As :class:`SearchProblem`, but ``g`` and ``h`` have shape
+    (n_samples, K), C-order: one gradient and Hessian per output (per class
+    of the multinomial loss). A query is scored for a *complete head*, one
+    weight per output: its objective is the sum over outputs of the
+    second-order objective (:func:`rulebook.objectives._objective_complete`),
+    the only objective supported with several outputs. Histograms have
+    ``2 K + 2`` channels (:mod:`rulebook._multi_output_kernels`), the row
+    count last.
+
+    References
+    ----------
+    .. [1] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
+       rule learning algorithm for multi-output problems. Sections 2.3
+       (complete heads) and 3 (histograms of the outputs' statistics).
+    """
+
+    def __post_init__(self):
+        if self.objective != 2:
+            raise ValueError("rules for several outputs support objective='second_order' only.")
+
+    @property
+    def n_outputs(self):
+        return self.g.shape[1]
+
+    @property
+    def _gradient_channels(self):
+        return slice(0, 2 * self.n_outputs)
+
+    def _build(self, rows, g, h):
+        hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
+                         multi_kernels.n_channels(self.n_outputs)))
+        d = self.n_features
+        if self.X_rows is not None and not 10 * len(rows) > len(self.X_rows) > 3 * len(rows):
+            multi_kernels.build_histograms_multi_serial(self.X_rows, rows, g, h, self.c, d, hist)
+        elif self._parallel(rows):
+            per_pass = max(1, -(-d // (2 * numba.get_num_threads())))
+            multi_kernels.build_histograms_multi_parallel(self.X_binned, rows, g, h, self.c,
+                                                          per_pass, hist)
+        else:
+            multi_kernels.build_histograms_multi_serial(self.X_binned, rows, g, h, self.c, d, hist)
+        return hist
+
+    def best_refinements(self, hist, n_rows):
+        """Best proposition of every feature for a complete head; see
+        :meth:`SearchProblem.best_refinements`."""
+        d = self.n_features
+        value, op, bin_ = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+        parallel = d * hist.shape[1] >= PARALLEL_MIN_WORK
+        scan = (multi_kernels.scan_histograms_multi_parallel if parallel
+                else multi_kernels.scan_histograms_multi_serial)
+        scan(hist, self.n_bins, self.is_nominal, self.allowed_mask, self.n_total,
+             float(self.reg_lambda), float(n_rows), value, op, bin_)
+        return value, op, bin_
+
+    def sums(self, rows):
+        """``(G, H, C)`` over the extent ``rows``: ``G``, ``H`` of shape (K,)."""
+        if _every_row(rows, len(self.g)):
+            return self.g.sum(axis=0), self.h.sum(axis=0), float(self.c.sum())
+        return self.g[rows].sum(axis=0), self.h[rows].sum(axis=0), float(self.c[rows].sum())
+
+    def extent_value(self, rows):
+        """The complete head's objective of the extent ``rows``."""
+        G, H, C = self.sums(rows)
+        stats = np.concatenate([G, H, [C, float(len(rows))]])
+        return _objective_complete(stats, self.n_outputs, self.n_total, float(self.reg_lambda))
 
 
 def _every_row(rows, n):
@@ -260,12 +340,16 @@ class LearnerRounds:
         """The rule of the last search is in the model (``rows``: its extent)."""
 
     def progress(self, problem, result):
-        """How far the rule moves the model: ``|sum of g over its extent|``.
+        """How far the rule moves the model: ``|sum of g over its extent|``
+        (with several outputs, summed over them).
 
         The loop stops when this is negligible against ``sum |g|`` (the
         gradient has no component the rule can follow).
         """
-        return abs(float(problem.g[result.rows].sum()))
+        # Several outputs: the sum of the outputs' |G_k| (for the multinomial
+        # loss the gradients of a row sum to 0 over the classes).
+        G = problem.g[result.rows].sum(axis=0)
+        return float(np.abs(G).sum()) if G.ndim else abs(float(G))
 
 
 def start_rounds(learner, sample_weight, n_rules, base_columns=None):

@@ -85,7 +85,8 @@ def _root_counts(problem):
     hist = getattr(problem, "built_root_histograms", None)
     if hist is None:
         return np.zeros((0, 0), np.int64)
-    return hist[:, :, search_kernels.N].astype(np.int64)
+    # The count is the last channel, of multi-output histograms too.
+    return hist[:, :, -1].astype(np.int64)
 
 
 def _without_redundant_counted(props, root_counts, space, n_bins, count, n_root):

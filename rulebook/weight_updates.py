@@ -60,7 +60,7 @@ class _Update:
         raw : ndarray of shape (n_samples,)
             A new array; ``raw`` is not modified.
         """
-        weight = _rule_weight(self.setup, rows, float(g[rows].sum()), h, raw)
+        weight = _weight(self.setup, rows, g, h, raw)
         return intercept + weight, raw + weight
 
 
@@ -92,8 +92,10 @@ class StagewiseUpdate(_Update):
         stats : dict
             Extra ``history_`` columns (none).
         """
-        weight = _rule_weight(self.setup, rows, float(g[rows].sum()), h, raw)
+        weight = _weight(self.setup, rows, g, h, raw)
         raw[rows] += weight
+        if np.ndim(weight):  # a complete head: one weight per output
+            return intercept, [*rules, replace(rule, weight=tuple(map(float, weight)))], raw, {}
         return intercept, [*rules, replace(rule, weight=weight)], raw, {}
 
 
@@ -134,6 +136,64 @@ class CorrectiveUpdate(_Update):
         rules = [replace(r, weight=float(w)) for r, w in zip([*rules, rule], fit.weights[p:])]
         return fit.intercept, rules, fit.intercept + Q @ fit.weights, {
             "refit_iterations": fit.n_iter}
+
+
+def _weight(setup, rows, g, h, raw):
+    """The weight of a rule (or of the intercept's shift) on the extent ``rows``:
+    a float, or with several outputs (``g`` of shape (n, K)) an ndarray of
+    shape (K,), the complete head's."""
+    if g.ndim == 1:
+        return _rule_weight(setup, rows, float(g[rows].sum()), h, raw)
+    return complete_head_weight(setup.loss, setup.y[rows], raw[rows], setup.sample_weight[rows],
+                                g[rows].sum(axis=0), h[rows].sum(axis=0), setup.reg_lambda)
+
+
+# Most halvings of a complete head's Newton step (2^-60: a step of 0).
+_MAX_HALVINGS = 60
+
+
+def complete_head_weight(loss, y, raw, sample_weight, G, H, reg_lambda):
+    """A complete head's weights: the per-output Newton step, damped if it overshoots.
+
+    The step ``w_k = -G_k / (reg_lambda + H_k)`` minimises the second-order
+    approximation with the diagonal Hessian, output by output (BOOMER,
+    Section 2.3; eq. 2.2 of Boley et al. 2021 per output). Far from the
+    optimum it can raise the regularised loss of the extent, as the
+    single-output closed form can (:func:`_rule_weight`); it is then halved
+    until it does not. It is a descent direction of that loss (its inner
+    product with the gradient ``G`` is ``-sum G_k^2 / (reg_lambda + H_k)``),
+    so some halving does.
+
+    Parameters
+    ----------
+    loss : loss object with several outputs (e.g. ``MultinomialLoss``)
+    y, raw : ndarray of shape (m, K), float64
+        Targets and raw scores of the extent's rows.
+    sample_weight : ndarray of shape (m,), float64
+    G, H : ndarray of shape (K,), float64
+        The extent's sums of the sample-weighted gradients and Hessians.
+    reg_lambda : float
+
+    Returns
+    -------
+    ndarray of shape (K,), float64
+
+    References
+    ----------
+    .. [1] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
+       rule learning algorithm for multi-output problems. Section 2.3.
+    """
+    denominator = reg_lambda + H
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weight = np.where(denominator > 0, -G / denominator, 0.0)
+    loss_at = lambda w: (loss.loss(y, raw + w, sample_weight) * sample_weight.sum()
+                         + 0.5 * reg_lambda * float(w @ w))
+    start = loss_at(np.zeros_like(weight))
+    for _ in range(_MAX_HALVINGS):
+        if loss_at(weight) <= start:
+            return weight
+        weight = weight / 2.0
+    return np.zeros_like(weight)
 
 
 def _rule_weight(setup, rows, G, h, raw):

@@ -106,6 +106,62 @@ def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, m
     return tuple(conditions), value, rows
 
 
+# -- several outputs (rulebook._multi_output_kernels) -------------------------
+def histograms_multi(X_binned, rows, g, h, c, n_bins):
+    """(G_0..G_K-1, H_0..H_K-1, C, N) per feature and bin with np.add.at."""
+    d, n_outputs = X_binned.shape[1], g.shape[1]
+    hist = np.zeros((d, int(n_bins.max()) + 1, 2 * n_outputs + 2))
+    stats = np.column_stack([g[rows], h[rows], c[rows], np.ones(len(rows))])
+    for j in range(d):
+        b = X_binned[rows, j].astype(np.int64)
+        for k in range(stats.shape[1]):
+            np.add.at(hist[j, :, k], b, stats[:, k])
+    return hist
+
+
+def complete_objective(G, H, C, n_total, reg_lambda):
+    """sum_k G_k^2 / (2 n (lambda + H_k)); 0 for an empty extent (BOOMER's complete head)."""
+    if C <= 0:
+        return 0.0
+    denominator = 2.0 * n_total * (reg_lambda + H)
+    return float(sum(G[k] ** 2 / denominator[k] for k in range(len(G)) if denominator[k] > 0))
+
+
+def best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total, reg_lambda):
+    """Per feature: best (value, op, bin) of a complete head, by explicit masks."""
+    best = [(-np.inf, -1, -1)] * X_binned.shape[1]
+    for condition in candidates(n_bins, is_nominal):
+        sub = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
+        value = complete_objective(g[sub].sum(axis=0), h[sub].sum(axis=0), c[sub].sum(),
+                                   n_total, reg_lambda)
+        j = condition[0]
+        if 0 < len(sub) < len(rows) and value > best[j][0]:
+            best[j] = (value, condition[1], condition[2])
+    return best
+
+
+def greedy_multi(X_binned, rows, g, h, c, n_bins, is_nominal, reg_lambda, max_len=0):
+    """Greedy refinement of a complete head from the query True, by explicit masks."""
+    n_total = c[rows].sum()
+    value = complete_objective(g[rows].sum(axis=0), h[rows].sum(axis=0), c[rows].sum(),
+                               n_total, reg_lambda)
+    conditions = []
+    while len(rows) > 1:
+        best = best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total,
+                                      reg_lambda)
+        used = {cond[0] for cond in conditions}
+        if max_len and len(used) >= max_len:
+            best = [b if j in used else (-np.inf,) + tuple(b[1:]) for j, b in enumerate(best)]
+        j = int(np.argmax([b[0] for b in best]))
+        if not best[j][0] > value:
+            break
+        condition = (j, best[j][1], best[j][2])
+        conditions.append(condition)
+        rows = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
+        value = best[j][0]
+    return tuple(conditions), value, rows
+
+
 # -- orthogonal objective (rulebook._orthogonal_kernels) ----------------------
 def shortest_equivalent(problem, props, rows, conditions, searched):
     """Greedy set cover over the implied propositions, then redundant ones

@@ -165,12 +165,14 @@ def test_regressor_bad_input(X, y, params, error, match):
     pd.testing.assert_frame_equal(X, before)
 
 
-def test_classifier_rejects_one_and_three_classes():
+def test_classifier_rejects_one_class_and_three_where_not_supported():
     X = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
     with pytest.raises(ValueError, match="two classes"):
         RuleBoostingClassifier().fit(X, ["a", "a", "a"])
+    # Multi-class: the greedy learner only, so far (tests/test_multiclass.py).
     with pytest.raises(ValueError, match="Only binary classification"):
-        RuleBoostingClassifier().fit(X, ["a", "b", "c"])
+        RuleBoostingClassifier(learner="optimal").fit(X, ["a", "b", "c"])
+    assert RuleBoostingClassifier(verbose=0).fit(X, ["a", "b", "c"]).predict_proba(X).shape == (3, 3)
 
 
 def test_one_row_and_constant_target_fit_the_intercept_and_stop_with_a_warning():

@@ -339,7 +339,7 @@ def test_from_dict_names_the_bad_field(change, message):
         RuleEnsemble.from_json(json.dumps(_broken(change)))
 
 
-@pytest.mark.parametrize("version", [999, 3, 0, "1", None])
+@pytest.mark.parametrize("version", [999, 4, 0, "1", None])
 def test_from_dict_refuses_unknown_versions(version):
     with pytest.raises(ValueError, match=r"version.*supported.*1"):
         RuleEnsemble.from_dict(_broken(lambda d: d.update(version=version)))

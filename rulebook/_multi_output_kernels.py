@@ -1,0 +1,130 @@
+"""Numba kernels of the rule search with several outputs (BOOMER, Section 3).
+
+The multi-output twins of :mod:`rulebook._search_kernels`' histogram pass
+and scan: one pass over the rows of a search node builds, per feature and
+bin, the sums of every output's gradient and Hessian besides the sample
+weight and the row count, and prefix and suffix scans score every
+proposition of the feature at once for a *complete* head (one weight per
+output), whose objective is the sum over outputs of the single-output
+second-order objective (:func:`rulebook.objectives._objective_complete`).
+
+Channels of ``hist[j, bin, channel]`` with ``K`` outputs: ``G_k`` at
+``k``, ``H_k`` at ``K + k``, ``C`` at ``2 K`` and ``N`` (the row count)
+last, at ``2 K + 1``; with ``K = 1`` the layout of the single-output
+kernels (``G, H, C, N``). Propositions, operators and the missing bin are
+as there. Each kernel is compiled serial and parallel (``prange`` over
+features, each thread writing its own slot), with identical results.
+
+References
+----------
+.. [1] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable rule
+   learning algorithm for multi-output problems. Section 3 (the search
+   for a rule's body on histograms of the outputs' statistics).
+"""
+
+import numpy as np
+from numba import prange
+
+from ._config import jit, jit_parallel
+from ._search_kernels import EQ, GT, LE, NE
+from .objectives import _objective_complete
+
+
+def n_channels(n_outputs):
+    """Channels of a histogram with ``n_outputs`` outputs: ``2 K + 2``."""
+    return 2 * n_outputs + 2
+
+
+def _build_histograms_multi(X_binned, rows, g, h, c, features_per_pass, hist):
+    # IN: X_binned (n, d) uint16 (either order); rows (m,) intp;
+    #     g, h (n, K) float64 C-order; c (n,) float64; features_per_pass >= 1
+    # OUT: hist (d, n_bins_max + 1, 2K + 2) float64, overwritten
+    # Blocks of features as in _search_kernels._build_histograms: a row's
+    # statistics read once per block; sums in row order, so every block
+    # size gives the same bits.
+    n_features = X_binned.shape[1]
+    n_outputs = g.shape[1]
+    count = 2 * n_outputs + 1
+    for block in prange((n_features + features_per_pass - 1) // features_per_pass):
+        first = block * features_per_pass
+        end = min(first + features_per_pass, n_features)
+        for j in range(first, end):
+            for b in range(hist.shape[1]):
+                for s in range(hist.shape[2]):
+                    hist[j, b, s] = 0.0
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            cr = c[r]
+            for j in range(first, end):
+                b = X_binned[r, j]
+                for k in range(n_outputs):
+                    hist[j, b, k] += g[r, k]
+                    hist[j, b, n_outputs + k] += h[r, k]
+                hist[j, b, count - 1] += cr
+                hist[j, b, count] += 1.0
+
+
+def _scan_histograms_multi(hist, n_bins, is_nominal, allowed, n_total, reg_lambda, max_count,
+                           out_value, out_op, out_bin):
+    # IN: hist (d, B, 2K + 2); n_bins (d,) int64; is_nominal (d,) bool;
+    #     allowed (d, B, 4) bool; n_total, reg_lambda float; max_count float:
+    #     a candidate covers at least one row and fewer than this.
+    # OUT: out_value (d,) float64, out_op (d,) int64, out_bin (d,) int64:
+    #     best proposition per feature for a complete head (op -1 if none).
+    # As _search_kernels._scan_histograms, the sums a vector of channels.
+    n_features = hist.shape[0]
+    n_stats = hist.shape[2]
+    n_outputs = (n_stats - 2) // 2
+    count = n_stats - 1
+    for j in prange(n_features):
+        best, best_op, best_bin = -np.inf, -1, -1
+        nb = n_bins[j]
+        acc = np.zeros(n_stats)
+        if is_nominal[j]:
+            # ``x != k``: the bins before k plus the bins after k, added
+            # (not total minus bin k, which cancels; see _scan_histograms).
+            after = np.zeros((nb + 1, n_stats))
+            for k in range(nb - 1, -1, -1):
+                for s in range(n_stats):
+                    after[k, s] = after[k + 1, s] + hist[j, k, s]
+            rest = np.zeros(n_stats)
+            for k in range(nb):
+                cn = hist[j, k, count]
+                if allowed[j, k, EQ] and 0.0 < cn < max_count:
+                    v = _objective_complete(hist[j, k], n_outputs, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, EQ, k
+                rn = acc[count] + after[k + 1, count]
+                if nb > 2 and allowed[j, k, NE] and 0.0 < rn < max_count:
+                    for s in range(n_stats):
+                        rest[s] = acc[s] + after[k + 1, s]
+                    v = _objective_complete(rest, n_outputs, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, NE, k
+                for s in range(n_stats):
+                    acc[s] += hist[j, k, s]
+        else:
+            for k in range(nb - 1):
+                for s in range(n_stats):
+                    acc[s] += hist[j, k, s]
+                if allowed[j, k, LE] and 0.0 < acc[count] < max_count:
+                    v = _objective_complete(acc, n_outputs, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, LE, k
+            acc[:] = 0.0
+            for k in range(nb - 1, 0, -1):
+                for s in range(n_stats):
+                    acc[s] += hist[j, k, s]
+                if allowed[j, k - 1, GT] and 0.0 < acc[count] < max_count:
+                    v = _objective_complete(acc, n_outputs, n_total, reg_lambda)
+                    if v > best:
+                        best, best_op, best_bin = v, GT, k - 1
+        out_value[j] = best
+        out_op[j] = best_op
+        out_bin[j] = best_bin
+
+
+build_histograms_multi_serial = jit(_build_histograms_multi)
+build_histograms_multi_parallel = jit_parallel(_build_histograms_multi)
+scan_histograms_multi_serial = jit(_scan_histograms_multi)
+scan_histograms_multi_parallel = jit_parallel(_scan_histograms_multi)

@@ -1,0 +1,409 @@
+"""Multi-class classification (issue 20, first slice): the multinomial loss,
+the greedy search of complete heads on histograms with a channel per class,
+the model of one weight per class and what shows it.
+
+The kernels are checked against their NumPy twins in ``naive.py``; the loss
+against finite differences; a binary fit against the single-output path
+(bit for bit, rules and weights).
+"""
+
+import json
+import warnings
+
+import naive
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import softmax
+from sklearn.datasets import load_iris, load_wine
+
+from rulebook import RuleBoostingClassifier, RuleEnsemble
+from rulebook import _multi_output_kernels as kernels
+from rulebook.binning import Binner
+from rulebook.boosting import BoostingSetup, fit_boosting
+from rulebook.greedy import GreedyLearner, greedy_search
+from rulebook.losses import MultinomialLoss, get_loss
+from rulebook.search import MultiOutputProblem
+from rulebook.weight_updates import complete_head_weight
+
+finite = {"allow_nan": False, "allow_infinity": False, "allow_subnormal": False}
+
+
+def _iris(labels=("setosa", "versicolor", "virginica")):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    return X, np.asarray(labels, dtype=object)[y.to_numpy()]
+
+
+# -- the multinomial loss -----------------------------------------------------
+@st.composite
+def multinomial_problems(draw, max_rows=6, max_classes=5, bound=6.0):
+    n = draw(st.integers(1, max_rows))
+    k = draw(st.integers(2, max_classes))
+    labels = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    y = np.eye(k)[labels]
+    raw = np.array(draw(st.lists(st.floats(-bound, bound, **finite), min_size=n * k,
+                                 max_size=n * k))).reshape(n, k)
+    s = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=n, max_size=n)))
+    if s.sum() == 0:
+        s[0] = 1.0
+    return y, raw, s
+
+
+def test_registry_has_the_multinomial_loss():
+    assert isinstance(get_loss("multinomial"), MultinomialLoss)
+
+
+@settings(max_examples=60, deadline=None)
+@given(multinomial_problems())
+def test_multinomial_loss_is_the_weighted_mean_of_minus_log_softmax(problem):
+    y, raw, s = problem
+    p = softmax(raw, axis=1)
+    expected = np.average(-np.log((p * y).sum(axis=1)), weights=s)
+    np.testing.assert_allclose(MultinomialLoss().loss(y, raw, s), expected, rtol=1e-10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(multinomial_problems())
+def test_gradient_and_diagonal_hessian_equal_finite_differences(problem):
+    y, raw, s = problem
+    loss = MultinomialLoss()
+    g, h = loss.gradient_hessian(y, raw, s)
+    step = 1e-5
+    for i in range(len(y)):
+        for k in range(y.shape[1]):
+            def row_loss(delta, i=i, k=k):
+                r = raw[i:i + 1].copy()
+                r[0, k] += delta
+                return loss.loss(y[i:i + 1], r, np.ones(1)) * s[i]
+            d1 = (row_loss(step) - row_loss(-step)) / (2 * step)
+            d2 = (row_loss(step) - 2 * row_loss(0.0) + row_loss(-step)) / step ** 2
+            np.testing.assert_allclose(g[i, k], d1, atol=1e-6)
+            np.testing.assert_allclose(h[i, k], d2, atol=1e-4)
+
+
+def test_gradient_and_hessian_of_confident_rows_are_not_lost_to_cancellation():
+    y = np.array([[1.0, 0.0, 0.0]])
+    raw = np.array([[40.0, 0.0, 0.0]])  # p_0 = 1 - 2e-18: 1 - p_0 rounds to 0
+    g, h = MultinomialLoss().gradient_hessian(y, raw, np.ones(1))
+    q = 2 * np.exp(-40.0) / (1 + 2 * np.exp(-40.0))
+    np.testing.assert_allclose(g[0], [-q, q / 2, q / 2], rtol=1e-12)
+    np.testing.assert_allclose(h[0, 0], q, rtol=1e-12)
+
+
+def test_baseline_is_the_centred_log_prior_and_minimises_the_risk():
+    y = np.eye(3)[[0, 0, 1, 2, 2, 2]]
+    s = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 0.5])
+    loss = MultinomialLoss()
+    b = loss.baseline(y, s)
+    assert abs(b.sum()) < 1e-12
+    prior = (y * s[:, None]).sum(axis=0) / s.sum()
+    np.testing.assert_allclose(softmax(b), prior, rtol=1e-12)
+    g, _ = loss.gradient_hessian(y, np.tile(b, (6, 1)), s)
+    np.testing.assert_allclose(g.sum(axis=0), 0.0, atol=1e-12)
+
+
+def test_extreme_raw_scores_are_finite_without_warnings():
+    y = np.eye(3)[[0, 1]]
+    raw = np.array([[800.0, -800.0, 0.0], [-800.0, 800.0, 800.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = MultinomialLoss()
+        g, h = loss.gradient_hessian(y, raw, np.ones(2))
+        assert np.isfinite(loss.loss(y, raw, np.ones(2)))
+    assert np.isfinite(g).all() and np.isfinite(h).all()
+    np.testing.assert_allclose(loss.inverse_link(raw).sum(axis=1), 1.0)
+
+
+def test_complete_head_weight_is_the_newton_step_or_a_damped_one_that_helps():
+    rng = np.random.default_rng(0)
+    y = np.eye(3)[rng.integers(0, 3, 40)]
+    raw = rng.normal(size=(40, 3))
+    s = np.ones(40)
+    loss = MultinomialLoss()
+    g, h = loss.gradient_hessian(y, raw, s)
+    G, H = g.sum(axis=0), h.sum(axis=0)
+    w = complete_head_weight(loss, y, raw, s, G, H, 1.0)
+    np.testing.assert_array_equal(w, -G / (1.0 + H))  # a small step: the Newton step
+    # A large step from a confident wrong start overshoots; the damped one helps.
+    y1, raw1 = np.eye(3)[[0] * 5], np.tile([-30.0, 0.0, 0.0], (5, 1))
+    g1, h1 = loss.gradient_hessian(y1, raw1, np.ones(5))
+    w1 = complete_head_weight(loss, y1, raw1, np.ones(5), g1.sum(0), h1.sum(0), 0.0)
+    regularised = lambda w: loss.loss(y1, raw1 + w, np.ones(5)) * 5
+    assert regularised(w1) <= regularised(np.zeros(3))
+
+
+# -- the kernels against their NumPy twins -----------------------------------
+@st.composite
+def multi_problems(draw, max_rows=30, max_features=4, integer_stats=False):
+    n = draw(st.integers(1, max_rows))
+    d = draw(st.integers(1, max_features))
+    k = draw(st.integers(1, 4))
+    n_bins = np.array([draw(st.integers(1, 5)) for _ in range(d)], dtype=np.int64)
+    is_nominal = np.array([draw(st.booleans()) for _ in range(d)], dtype=np.bool_)
+    X = np.empty((n, d), dtype=np.uint16, order="F")
+    for j in range(d):
+        X[:, j] = draw(st.lists(st.integers(0, int(n_bins[j])), min_size=n, max_size=n))
+    if integer_stats:  # exact sums: ties are real ties
+        g = np.array(draw(st.lists(st.integers(-4, 4), min_size=n * k, max_size=n * k)), float)
+        h = np.array(draw(st.lists(st.integers(0, 3), min_size=n * k, max_size=n * k)), float)
+    else:
+        floats = st.floats(-10, 10, **finite)
+        g = np.array(draw(st.lists(floats, min_size=n * k, max_size=n * k)))
+        h = np.abs(np.array(draw(st.lists(floats, min_size=n * k, max_size=n * k))))
+    c = np.array(draw(st.lists(st.sampled_from([0.0, 1.0, 1.0, 2.0]), min_size=n, max_size=n)))
+    if c.sum() == 0:
+        c[0] = 1.0
+    g, h = g.reshape(n, k) * c[:, None], h.reshape(n, k) * c[:, None]
+    return MultiOutputProblem(
+        X_binned=X, n_bins=n_bins, is_nominal=is_nominal, g=g, h=h, c=c,
+        rows=np.flatnonzero(c > 0), reg_lambda=draw(st.sampled_from([0.0, 0.01, 1.0, 100.0])),
+        objective=2, max_rule_length=draw(st.sampled_from([0, 0, 1, 2])))
+
+
+def _hist(problem, build, per_pass=1):
+    hist = np.empty((problem.n_features, int(problem.n_bins.max()) + 1,
+                     kernels.n_channels(problem.n_outputs)))
+    build(problem.X_binned, problem.rows, problem.g, problem.h, problem.c, per_pass, hist)
+    return hist
+
+
+def _scan(problem, scan, hist):
+    d = problem.n_features
+    out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+    scan(hist, problem.n_bins, problem.is_nominal, problem.allowed_mask, problem.n_total,
+         problem.reg_lambda, float(len(problem.rows)), *out)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(multi_problems())
+def test_multi_output_histograms_match_naive(problem):
+    expected = naive.histograms_multi(problem.X_binned, problem.rows, problem.g, problem.h,
+                                      problem.c, problem.n_bins)
+    got = _hist(problem, kernels.build_histograms_multi_serial)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(multi_problems(), st.integers(1, 5))
+def test_parallel_multi_output_kernels_equal_serial_bitwise(problem, per_pass):
+    serial = _hist(problem, kernels.build_histograms_multi_serial)
+    parallel = _hist(problem, kernels.build_histograms_multi_parallel, per_pass)
+    np.testing.assert_array_equal(parallel, serial)
+    for a, b in zip(_scan(problem, kernels.scan_histograms_multi_serial, serial),
+                    _scan(problem, kernels.scan_histograms_multi_parallel, serial)):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(multi_problems(integer_stats=True))
+def test_multi_output_scan_matches_naive(problem):
+    hist = _hist(problem, kernels.build_histograms_multi_serial)
+    value, op, bin_ = _scan(problem, kernels.scan_histograms_multi_serial, hist)
+    expected = naive.best_per_feature_multi(problem.X_binned, problem.rows, problem.g, problem.h,
+                                            problem.c, problem.n_bins, problem.is_nominal,
+                                            problem.n_total, problem.reg_lambda)
+    for j, (v, o, b) in enumerate(expected):
+        if v == -np.inf:
+            assert value[j] == -np.inf and op[j] == -1
+        else:
+            np.testing.assert_allclose(value[j], v, rtol=1e-12)
+            assert (op[j], bin_[j]) == (o, b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(multi_problems(integer_stats=True))
+def test_greedy_search_of_complete_heads_matches_naive(problem):
+    result = greedy_search(problem)
+    conditions, value, rows = naive.greedy_multi(
+        problem.X_binned, problem.rows, problem.g, problem.h, problem.c, problem.n_bins,
+        problem.is_nominal, problem.reg_lambda, problem.max_rule_length)
+    assert result.conditions == conditions
+    np.testing.assert_allclose(result.value, value, rtol=1e-12)
+    np.testing.assert_array_equal(np.sort(result.rows), np.sort(rows))
+
+
+def test_one_output_reads_as_the_single_output_search():
+    """With K = 1 the multi-output histograms are the single-output ones."""
+    from rulebook import _search_kernels
+    rng = np.random.default_rng(3)
+    X = np.asfortranarray(rng.integers(0, 6, size=(50, 3)).astype(np.uint16))
+    g, h, c = rng.normal(size=50), rng.random(50), np.ones(50)
+    rows = np.arange(50)
+    single = np.empty((3, 7, 4))
+    _search_kernels.build_histograms_serial(X, rows, g, h, c, 3, single)
+    multi = np.empty((3, 7, 4))
+    kernels.build_histograms_multi_serial(X, rows, g[:, None].copy(), h[:, None].copy(), c, 3,
+                                          multi)
+    np.testing.assert_array_equal(multi, single)
+
+
+# -- binary fits and regression keep the single-output path -----------------
+def test_a_binary_fit_is_the_single_output_fit_bit_for_bit():
+    """The classifier's binary path against the boosting loop run directly on
+    the +-1 target with the logistic loss (the path before multi-class)."""
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    y = (y == 1).to_numpy()
+    model = RuleBoostingClassifier(n_rules=8, verbose=0).fit(X, y)
+    binner = Binner(255, None, 100)
+    X_binned = binner.fit_transform(X, np.ones(len(X)))
+    intercept, rules, _, _ = fit_boosting(BoostingSetup(
+        X_binned=X_binned, binner=binner, y=np.where(y, 1.0, -1.0), sample_weight=np.ones(len(X)),
+        loss=get_loss("logistic"), learner=GreedyLearner(), objective="second_order",
+        reg_lambda=1.0, n_rules=8, max_rule_length=2))
+    assert model.ensemble_.outputs is None and model.ensemble_.loss == "logistic"
+    assert model.ensemble_.intercept == intercept
+    assert [(r.query, r.weight) for r in model.ensemble_.rules] == [(r.query, r.weight)
+                                                                   for r in rules]
+    assert all(type(r.weight) is float for r in model.ensemble_.rules)
+    assert model.predict_proba(X).shape == (len(X), 2)
+    assert model.decision_function(X).shape == (len(X),)
+
+
+# -- the estimator ------------------------------------------------------------
+def test_iris_three_classes_any_label_type():
+    X, y = _iris()
+    model = RuleBoostingClassifier(n_rules=6, verbose=0).fit(X, y)
+    assert list(model.classes_) == ["setosa", "versicolor", "virginica"]
+    assert model.ensemble_.loss == "multinomial" and model.ensemble_.outputs == tuple(model.classes_)
+    proba = model.predict_proba(X)
+    assert proba.shape == (150, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[proba.argmax(axis=1)])
+    assert (model.predict(X) == y).mean() > 0.9
+    assert model.decision_function(X).shape == (150, 3)
+    np.testing.assert_allclose(softmax(model.decision_function(X), axis=1), proba, rtol=1e-12)
+    assert np.all(np.diff(model.history_["train_loss"].to_numpy()) <= 1e-12)
+    # Integer labels: the same rules.
+    _, codes = load_iris(return_X_y=True)
+    again = RuleBoostingClassifier(n_rules=6, verbose=0).fit(X, codes + 10)
+    assert [r.query for r in again.ensemble_] == [r.query for r in model.ensemble_]
+    assert set(again.predict(X)) <= {10, 11, 12}
+
+
+def test_rule_weights_are_the_complete_heads_of_their_extents():
+    X, y = _iris()
+    model = RuleBoostingClassifier(n_rules=3, verbose=0, reg_lambda=2.0).fit(X, y)
+    onehot = (y[:, None] == model.classes_[None, :]).astype(float)
+    raw = np.tile(np.array(model.ensemble_.intercept), (150, 1))
+    loss = MultinomialLoss()
+    for rule in model.ensemble_:
+        mask = rule.query.evaluate(X)
+        g, h = loss.gradient_hessian(onehot, raw, np.ones(150))
+        expected = complete_head_weight(loss, onehot[mask], raw[mask], np.ones(mask.sum()),
+                                        g[mask].sum(0), h[mask].sum(0), 2.0)
+        np.testing.assert_allclose(rule.weight, expected, rtol=1e-9, atol=1e-12)
+        raw[mask] += np.array(rule.weight)
+
+
+def test_staged_predictions_end_at_the_model_and_agree_with_staged_ensembles():
+    X, y = _iris()
+    model = RuleBoostingClassifier(n_rules=4, verbose=0).fit(X, y)
+    staged = list(model.staged_decision_function(X))
+    ensembles = list(model.staged_ensembles())
+    assert len(staged) == 4 and len(ensembles) == 5
+    for raw, ensemble in zip(staged, ensembles[1:]):
+        np.testing.assert_array_equal(raw, ensemble.decision_function(X))
+    np.testing.assert_array_equal(staged[-1], model.decision_function(X))
+    labels = list(model.staged_predict(X))
+    np.testing.assert_array_equal(labels[-1], model.predict(X))
+    probabilities = list(model.staged_predict_proba(X))
+    np.testing.assert_allclose(probabilities[-1], model.predict_proba(X))
+
+
+def test_the_kernel_and_numpy_paths_of_prediction_agree_bit_for_bit():
+    from rulebook._predict import _decision_function_kernel, decision_function_numpy
+    X, y = _iris()
+    model = RuleBoostingClassifier(n_rules=6, verbose=0).fit(X, y)
+    big = pd.concat([X] * 20, ignore_index=True)
+    np.testing.assert_array_equal(_decision_function_kernel(model.ensemble_, big),
+                                  decision_function_numpy(model.ensemble_, big))
+
+
+@pytest.mark.parametrize("params, named", [
+    ({"learner": "optimal"}, "learner='optimal'"),
+    ({"learner": "orthogonal"}, "learner='orthogonal'"),
+    ({"objective": "gradient_boosting"}, "objective='gradient_boosting'"),
+    ({"weight_update": "corrective"}, "weight_update='corrective'"),
+    ({"include_linear": True}, "include_linear=True"),
+    ({"search": "beam"}, "search='beam'"),
+])
+def test_what_multi_class_does_not_support_yet_is_refused_by_name(params, named):
+    X, y = _iris()
+    with pytest.raises(ValueError, match="Only binary classification is supported") as info:
+        RuleBoostingClassifier(n_rules=2, verbose=0, **params).fit(X, y)
+    assert named in str(info.value) and "learner='greedy'" in str(info.value)
+    assert "3 classes" in str(info.value)
+
+
+def test_rulefit_refuses_multi_class_naming_what_works():
+    from rulebook.rulefit import RuleFitClassifier
+    X, y = _iris()
+    with pytest.raises(ValueError, match="RuleBoostingClassifier"):
+        RuleFitClassifier(max_rules=3).fit(X, y)
+
+
+def test_the_tags_say_multi_class_where_it_is_supported():
+    assert RuleBoostingClassifier().__sklearn_tags__().classifier_tags.multi_class
+    for params in ({"learner": "optimal"}, {"learner": "orthogonal"}, {"include_linear": True},
+                   {"objective": "gradient_sum"}):
+        assert not RuleBoostingClassifier(**params).__sklearn_tags__().classifier_tags.multi_class
+
+
+# -- what shows a model -----------------------------------------------------------
+def test_text_shows_one_weight_column_per_class():
+    X, y = _iris()
+    ensemble = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y).ensemble_
+    lines = str(ensemble).splitlines()
+    assert lines[0].split() == ["setosa", "versicolor", "virginica"]
+    assert lines[1].endswith("(intercept)") and len(lines) == 5
+    assert all(line.count("if ") == 1 for line in lines[2:])
+    assert "3 outputs" in repr(ensemble).splitlines()[0]
+    assert str(ensemble.rules[0]).startswith("(")
+
+
+def test_to_frame_has_a_weight_column_per_class():
+    X, y = _iris()
+    ensemble = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y).ensemble_
+    frame = ensemble.to_frame()
+    assert list(frame.columns) == ["rule", "weight[setosa]", "weight[versicolor]",
+                                   "weight[virginica]", "coverage", "length"]
+    np.testing.assert_array_equal(frame.iloc[:, 1:4].to_numpy(),
+                                  np.array([r.weight for r in ensemble.rules]))
+
+
+@pytest.mark.parametrize("labels", [("a", "b", "c"), (3, 7, 11)])
+def test_json_round_trip_of_the_ensemble(labels):
+    X, _ = _iris()
+    codes = load_iris().target
+    y = np.array(labels, dtype=object)[codes]
+    y = y.astype(np.int64 if isinstance(labels[0], int) else str)
+    ensemble = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y).ensemble_
+    text = ensemble.to_json()
+    assert json.loads(text)["version"] == 3
+    again = RuleEnsemble.from_json(text)
+    assert again == ensemble and again.outputs == ensemble.outputs
+    assert [type(o) for o in again.outputs] == [type(o) for o in ensemble.outputs]
+    np.testing.assert_array_equal(again.decision_function(X), ensemble.decision_function(X))
+
+
+def test_json_of_several_outputs_checks_the_weights():
+    X, y = _iris()
+    data = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y).ensemble_.to_dict()
+    data["rules"][1]["weight"] = [1.0, 2.0]
+    with pytest.raises(ValueError, match=r"rules\[1\].weight"):
+        RuleEnsemble.from_dict(data)
+    data = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y).ensemble_.to_dict()
+    data["version"] = 2
+    with pytest.raises(ValueError, match="outputs"):
+        RuleEnsemble.from_dict(data)
+
+
+def test_html_repr_shows_a_weight_column_per_class():
+    X, y = _iris()
+    model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y)
+    for html in (model._repr_html_(), model.ensemble_._repr_html_()):
+        assert "versicolor" in html and "virginica" in html
+        assert "if True" not in html
