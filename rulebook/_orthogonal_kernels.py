@@ -28,7 +28,9 @@ thread writing its own feature's slot, as in :mod:`._search_kernels`):
 * ``scan_all``: from them, the objective of *every* proposition of every
   feature in one prefix/suffix pass (``O(d B K)`` for ``B`` bins);
 * ``prefix_values``: Algorithm 3, the objective of every prefix of an
-  ordered row selection in ``O(m K)``.
+  ordered row selection in ``O(m K)``;
+* ``distinct_rows``: the classes of bit-for-bit equal rows (the basis
+  channels shared by rows of one rule-coverage pattern).
 
 The objective codes are those of :mod:`rulebook.objectives` plus
 ``ORTHOGONAL = 3``.
@@ -165,6 +167,52 @@ def _prefix_values(W, order, epsilon, out):
         out[i] = _orthogonal_value(g_sum, c_sum, parallel_sq, epsilon)
 
 
+def _distinct_rows(bits, classes, first):
+    # IN: bits (n, K) int64: rows compared bit for bit (float64 rows viewed
+    #     as int64, so that -0.0 and 0.0 differ and every NaN equals itself)
+    # OUT: classes (n,) int32: the class of each row, numbered by first
+    #      occurrence; first (n,) intp: first[c] is class c's first row.
+    #      Returns the number of classes. Open addressing on a hash of the
+    #      row's words, in a table of at least 2 n slots.
+    n, k = bits.shape
+    size = 1
+    while size < 2 * max(n, 1):
+        size *= 2
+    table = np.full(size, -1, np.int64)
+    n_classes = 0
+    for r in range(n):
+        h = np.uint64(1469598103934665603)
+        for j in range(k):
+            h = (h ^ np.uint64(bits[r, j])) * np.uint64(1099511628211)
+        slot = np.int64(h >> np.uint64(1)) & (size - 1)
+        while True:
+            c = table[slot]
+            if c < 0:
+                table[slot] = n_classes
+                first[n_classes] = r
+                classes[r] = n_classes
+                n_classes += 1
+                break
+            same = True
+            for j in range(k):
+                if bits[first[c], j] != bits[r, j]:
+                    same = False
+                    break
+            if same:
+                classes[r] = c
+                break
+            slot = (slot + 1) & (size - 1)
+    return n_classes
+
+
+def _take_rows(X, rows, out):
+    # out[i, j] = X[rows[i], j]: a row gather into an F-order ``out``, one
+    # column per thread (NumPy's X[rows] then asfortranarray copies twice).
+    for j in prange(X.shape[1]):
+        for i in range(rows.shape[0]):
+            out[i, j] = X[rows[i], j]
+
+
 def decode(position, n_bins_j, nominal):
     """``(op, bin)`` of position ``position`` in a feature's ``scan_all`` row."""
     if nominal:
@@ -183,3 +231,5 @@ build_channel_histograms_parallel = jit_parallel(_build_channel_histograms)
 scan_all_serial = jit(_scan_all)
 scan_all_parallel = jit_parallel(_scan_all)
 prefix_values = jit(_prefix_values)
+distinct_rows = jit(_distinct_rows)
+take_rows = jit_parallel(_take_rows)
