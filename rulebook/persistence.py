@@ -522,6 +522,15 @@ def _check_model(estimator, data, ensemble):
         _check_rules(_ensemble_from_json(point, f"$.rulefit.path.ensemble[{k}]"),
                      f"$.rulefit.path.ensemble[{k}]", kinds, names)
     loss = estimator._loss_name_
+    if data["classes"] is not None and len(data["classes"]["values"]) > 2:
+        loss = "multinomial"  # the classifier's loss with classes_ of more than two
+        classes = _classes_from_json(data["classes"])
+        if ensemble.outputs != tuple(classes.tolist()):
+            raise _invalid("$.ensemble.outputs", f"must be the classes {_quote(classes.tolist())}; "
+                           f"got {_quote(ensemble.outputs)}")
+    elif ensemble.outputs is not None:
+        raise _invalid("$.ensemble.outputs", "must be absent: one output for classes of two or "
+                       "for regression")
     if ensemble.loss != loss:
         raise _invalid("$.ensemble.loss", f"is {ensemble.loss!r}, but a {type(estimator).__name__} "
                        f"with these parameters has loss {loss!r}")
@@ -534,11 +543,11 @@ def _check_model(estimator, data, ensemble):
 
 
 def _classes_from_json(data):
-    """``classes_``: two distinct labels that the dtype holds as they are
-    (no ``1`` turned into ``"1"`` by a ``<U1`` array)."""
+    """``classes_``: two or more distinct labels that the dtype holds as they
+    are (no ``1`` turned into ``"1"`` by a ``<U1`` array)."""
     labels = [_typed_from_json(c) for c in data["values"]]
-    if len(set(labels)) != 2 or len({type(label) for label in labels}) != 1:
-        raise _invalid("$.classes.values", f"must be two different class labels of one type; got "
+    if len(set(labels)) != len(labels) or len({type(label) for label in labels}) != 1:
+        raise _invalid("$.classes.values", f"must be different class labels of one type; got "
                        f"{_quote(labels)}")
     try:
         classes = np.array(labels, dtype=np.dtype(data["dtype"]))

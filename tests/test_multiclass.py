@@ -407,3 +407,30 @@ def test_html_repr_shows_a_weight_column_per_class():
     for html in (model._repr_html_(), model.ensemble_._repr_html_()):
         assert "versicolor" in html and "virginica" in html
         assert "if True" not in html
+
+
+def test_the_estimator_saves_as_json_and_loads_ready_to_predict(tmp_path):
+    from rulebook import load_model
+    X, y = _iris()
+    model = RuleBoostingClassifier(n_rules=4, verbose=0).fit(X, y)
+    loaded = load_model(model.to_json())
+    assert list(loaded.classes_) == list(model.classes_)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.ensemble_ == model.ensemble_
+    for a, b in zip(loaded.staged_predict_proba(X), model.staged_predict_proba(X)):
+        np.testing.assert_array_equal(a, b)
+    # Integer labels keep their type.
+    _, codes = load_iris(return_X_y=True)
+    model = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, codes)
+    loaded = load_model(model.to_json())
+    assert loaded.classes_.dtype == model.classes_.dtype and list(loaded.classes_) == [0, 1, 2]
+
+
+def test_a_file_whose_outputs_are_not_the_classes_is_refused():
+    from rulebook import load_model
+    X, y = _iris()
+    data = json.loads(RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y).to_json())
+    data["ensemble"]["outputs"][0]["value"] = "other"
+    with pytest.raises(ValueError, match="outputs"):
+        load_model(json.dumps(data))
