@@ -22,6 +22,7 @@ from rulebook import _orthogonal_kernels as kernels
 from rulebook.orthogonal import (
     ChannelProblem,
     OrthogonalBasis,
+    _AtomIndex,
     _atoms,
     _bound_channels,
     branch_and_bound,
@@ -225,3 +226,56 @@ def test_refinement_order_is_a_stable_sort_of_snapped_values(values, code, scale
     assert n == len(expected)
     np.testing.assert_array_equal(order[:n], expected)
     np.testing.assert_array_equal(got[:n], snapped[expected])
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(0, 60), k=st.integers(0, 3), seed=st.integers(0, 2**16))
+def test_distinct_rows_groups_rows_equal_bit_for_bit(n, k, seed):
+    # Few distinct values (0.0, -0.0, NaN among them), so rows repeat.
+    rng = np.random.default_rng(seed)
+    values = np.array([0.0, -0.0, np.nan, 1.5, -2.25])
+    rows = values[rng.integers(0, len(values), size=(n, k))]
+    bits = np.ascontiguousarray(rows).view(np.int64)
+    classes, first = np.empty(n, np.int32), np.empty(n, np.intp)
+    n_classes = kernels.distinct_rows(bits, classes, first)
+    _, expected_first, expected = np.unique(bits.reshape(n, k), axis=0, return_index=True,
+                                            return_inverse=True)
+    assert n_classes == len(expected_first)
+    # Numbered by first occurrence; the same partition as np.unique's.
+    np.testing.assert_array_equal(first[:n_classes], np.sort(expected_first))
+    np.testing.assert_array_equal(classes, _renumbered(expected.reshape(-1)))
+
+
+def _renumbered(labels):
+    # Labels renumbered by first occurrence.
+    mapping = {}
+    return np.array([mapping.setdefault(label, len(mapping)) for label in labels], np.int32)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 40), d=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_take_rows_is_numpy_row_indexing(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.integers(0, 9, size=(n, d)).astype(np.uint16))
+    rows = rng.integers(0, n, size=rng.integers(0, 2 * n)).astype(np.intp)
+    out = np.empty((len(rows), d), np.uint16, order="F")
+    kernels.take_rows(X, rows, out)
+    np.testing.assert_array_equal(out, X[rows])
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3))
+def test_atom_index_of_one_round_serves_the_next(problem, seed, t):
+    # The index depends on the binned rows only: built with one round's
+    # channels, it gives another round's atoms exactly as a new one.
+    first, second = _channels(problem, seed, t, 1e-3), _channels(problem, seed + 1, t, 1e-3)
+    index = _AtomIndex(problem.X_binned, problem.rows, problem.n_bins)
+    assert index.fits(second)
+    for got, expected in zip(_atoms(second, index), _atoms(second)):
+        np.testing.assert_array_equal(got, expected)
+    assert _AtomIndex(problem.X_binned, problem.rows, problem.n_bins).fits(first)
+    other = SearchProblem(problem.X_binned.copy(order="F"), problem.n_bins, problem.is_nominal,
+                          problem.g, problem.h, problem.c, problem.rows, problem.reg_lambda,
+                          problem.objective, problem.max_rule_length)
+    assert not index.fits(ChannelProblem.standard(other))
