@@ -17,9 +17,11 @@ features, each thread writing its own slot), with identical results.
 
 References
 ----------
-.. [1] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable rule
-   learning algorithm for multi-output problems. Section 3 (the search
-   for a rule's body on histograms of the outputs' statistics).
+.. [1] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the efficient
+   implementation of classification rule learning (BOOMER). Advances in
+   Data Analysis and Classification. Sections 4.3 and 4.4 (histograms of
+   the label space statistics, the evaluation of refinements on them) and
+   2.4.2 (statistics of several labels summed element-wise).
 """
 
 import numpy as np

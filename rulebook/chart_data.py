@@ -14,7 +14,7 @@ import pandas as pd
 
 from ._canonical import escape_unsafe
 from ._chart_display import wrap_rule
-from ._predict import term_contributions
+from ._predict import check_single_output, term_contributions
 from .rules import RuleEnsemble
 
 # Boley et al. (2021), Table 2: history column -> category label.
@@ -181,6 +181,7 @@ def raw_scores_by_size(ensemble, X):
     array([[1., 1.],
            [1., 3.]])
     """
+    check_single_output(ensemble, "scores by number of rules (score_curve, risk_complexity)")
     scores = np.empty((len(ensemble) + 1, len(X)), dtype=np.float64)
     raw = np.full(len(X), ensemble.intercept, dtype=np.float64)
     scores[0] = raw
@@ -280,6 +281,8 @@ def score_curve_data(models, X, y, metric=None):
     >>> score_curve_data({"greedy": model}, X, y).columns.tolist()
     ['model', 'round', 'n_rules', 'complexity', 'score', 'metric']
     """
+    for _, model in _named_models(models):
+        check_single_output(model, "score_curve")
     return _curves(models, X, y, metric, DEFAULT_SCORES).rename(columns={"value": "score"})
 
 
@@ -308,6 +311,8 @@ def risk_complexity_data(models, X, y, metric=None):
     >>> risk_complexity_data(ensemble, pd.DataFrame({"a": [-1.0, 1.0]}), [1.0, 3.0])["risk"].tolist()
     [2.0, 0.0]
     """
+    for _, model in _named_models(models):
+        check_single_output(model, "risk_complexity")
     return _curves(models, X, y, metric, DEFAULT_RISKS).rename(columns={"value": "risk"})
 
 
@@ -479,6 +484,7 @@ def rule_weights_data(model):
     >>> rule_weights_data(ensemble)[["label", "measure", "value", "kind"]].values.tolist()
     [['1. a > 1', 'weight', -2.0, 'negative weight'], ['1. a > 1', 'coverage', 0.5, 'coverage']]
     """
+    check_single_output(model, "rule_weights_chart")
     ensemble = _ensemble(model)
     frame = ensemble.to_frame().reset_index()
     label = ["\n".join(wrap_rule(rule.query, prefix=f"{rank}. "))
@@ -526,6 +532,7 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
     >>> coverage_data(ensemble, pd.DataFrame({"a": [-1.0, 1.0]}))[["index", "covered"]].values.tolist()
     [['1', True], ['0', False]]
     """
+    check_single_output(model, "coverage_heatmap")
     if len(X) > max_rows:
         raise ValueError(
             f"X has {len(X)} rows; the coverage heat strip shows at most max_rows={max_rows}. "

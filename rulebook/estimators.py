@@ -688,9 +688,10 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         target with a learner or option that does not support it yet, and
         the input errors listed there. At prediction: columns other than
         those of fit, or in another order (see Notes).
-{_NOTES}{_REFERENCES}    .. [3] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
-       rule learning algorithm for multi-output problems. Section 2.3
-       (complete heads, label-wise decomposable losses).
+{_NOTES}{_REFERENCES}    .. [3] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the
+       efficient implementation of classification rule learning (BOOMER).
+       Advances in Data Analysis and Classification. Section 2.4.2 (rule
+       heads for several labels, label-wise decomposable losses).
     .. [4] Chen, T., Guestrin, C. (2016). XGBoost: a scalable tree boosting
        system. KDD. Section 2.2; the ``multi:softmax`` objective's diagonal
        Hessian ``p (1 - p)``.

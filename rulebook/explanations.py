@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ._formatting import format_number, format_weight
-from ._predict import reads_by_name, term_values
+from ._predict import check_single_output, reads_by_name, term_values
 from .losses import get_loss
 
 KINDS = ("intercept", "rule", "term", "total")
@@ -151,6 +151,7 @@ def explain(ensemble, X, *, all_rules=False):
     >>> lines.groupby("row")["contribution"].sum().tolist()  # the raw scores
     [3.5, 1.0]
     """
+    check_single_output(ensemble, "explain")
     covered = ensemble.query_matrix(X)
     values = term_values(ensemble, X, reads_by_name(ensemble, X))
     n, n_rules = covered.shape
@@ -331,6 +332,7 @@ def explain_row(ensemble, X, row=0, *, all_rules=False):
       +2.5  1. if Age <= 19
        1.5  = raw score
     """
+    check_single_output(ensemble, "explain_row")
     n = len(X)
     if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
         raise IndexError(f"row must be an integer position in X; got {row!r}.")
@@ -370,6 +372,7 @@ def feature_shares(ensemble):
     >>> list(features), shares.tolist()
     (['a', 'b', 'c'], [[0.5, 0.5, 0.0]])
     """
+    check_single_output(ensemble, "feature_shares")
     names = list(ensemble.feature_names or ())
     for rule in ensemble.rules:
         names.extend(p.feature for p in rule.query if p.feature not in names)
@@ -456,6 +459,7 @@ def feature_contributions(ensemble, X):
     0  1.5  1.5
     1  0.0  0.0
     """
+    check_single_output(ensemble, "feature_contributions")
     weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
     rule_terms = np.where(ensemble.query_matrix(X), weights, 0.0)
     return _per_feature(ensemble, X, rule_terms, ensemble.term_contributions(X))
@@ -514,6 +518,7 @@ def local_importances(ensemble, X):
     0  1.125  1.125
     1  0.375  0.375
     """
+    check_single_output(ensemble, "local_importances")
     missing = [k for k, rule in enumerate(ensemble.rules, start=1) if rule.coverage is None]
     if missing:
         raise ValueError(f"rule {missing[0]} has no coverage; the local importance |w_k| |q_k(x) - "
@@ -571,6 +576,7 @@ def feature_importances(ensemble, X, *, kind="contribution"):
     >>> feature_importances(model, pd.DataFrame({"a": [1, 1], "b": ["x", "y"]})).tolist()
     [0.75, 0.75]
     """
+    check_single_output(ensemble, "feature_importances")
     if kind not in ("contribution", "rulefit"):
         raise ValueError(f"kind must be 'contribution' or 'rulefit'; got {kind!r}.")
     if len(X) == 0:

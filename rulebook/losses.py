@@ -137,8 +137,8 @@ class MultinomialLoss:
     one column per class; ``p = softmax(f)``. The gradient is ``p - y``
     and the Hessian its diagonal ``p (1 - p)``, per class, as in XGBoost's
     multi-class boosting: each class is a boosting problem of its own
-    whose sums a complete head adds up (BOOMER, Section 2.3, the
-    label-wise decomposable case). The raw scores are determined up to a
+    whose sums a complete head adds up (BOOMER's label-wise
+    decomposable case, Rapp et al. 2023, Section 2.4.2). The raw scores are determined up to a
     constant per row; the intercept is centred (its mean over classes 0).
 
     References
@@ -146,8 +146,9 @@ class MultinomialLoss:
     .. [1] Chen, T., Guestrin, C. (2016). XGBoost: a scalable tree boosting
        system. KDD. Section 2.2 (second-order approximation); its
        ``multi:softmax`` objective uses the diagonal ``p (1 - p)``.
-    .. [2] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
-       rule learning algorithm for multi-output problems. Section 2.3.
+    .. [2] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the
+       efficient implementation of classification rule learning (BOOMER).
+       Advances in Data Analysis and Classification. Section 2.4.2, eq. 3.
     """
 
     name: str = "multinomial"

@@ -23,7 +23,7 @@ With several outputs (the classes of a multi-class target), a rule with a
 *complete head* predicts one weight per output; its second-order
 objective is the sum over outputs of the single-output one,
 ``sum_k G_k^2 / (2 n (reg_lambda + H_k))``, each weight
-``-G_k / (reg_lambda + H_k)`` (Rapp et al. 2023, Section 2.3, for a
+``-G_k / (reg_lambda + H_k)`` (Rapp et al. 2023, Section 2.4.2, for a
 label-wise decomposable loss): :func:`_objective_complete`.
 
 A fourth objective, ``"orthogonal"`` (``obj_ogb``, Yang et al. 2024,
@@ -38,9 +38,10 @@ References
 .. [2] Yang, F., et al. (2024). Orthogonal gradient boosting for simpler
    additive rule ensembles. AISTATS. Section 2, eq. 4 and the objective
    ``obj_gb`` that follows it.
-.. [3] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable rule
-   learning algorithm for multi-output problems. Section 2.3 (complete
-   heads of a decomposable loss).
+.. [3] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the efficient
+   implementation of classification rule learning (BOOMER). Advances in
+   Data Analysis and Classification. Section 2.4.2 (heads for several
+   labels of a label-wise decomposable loss).
 """
 
 import numpy as np

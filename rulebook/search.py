@@ -227,9 +227,11 @@ class MultiOutputProblem(SearchProblem):
 
     References
     ----------
-    .. [1] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
-       rule learning algorithm for multi-output problems. Sections 2.3
-       (complete heads) and 3 (histograms of the outputs' statistics).
+    .. [1] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the
+       efficient implementation of classification rule learning (BOOMER).
+       Advances in Data Analysis and Classification. Sections 2.4.2 (heads
+       from the summed statistics of a decomposable loss) and 4.3-4.4
+       (histograms, evaluation of refinements).
     """
 
     def __post_init__(self):

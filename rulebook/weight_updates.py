@@ -156,8 +156,8 @@ def complete_head_weight(loss, y, raw, sample_weight, G, H, reg_lambda):
     """A complete head's weights: the per-output Newton step, damped if it overshoots.
 
     The step ``w_k = -G_k / (reg_lambda + H_k)`` minimises the second-order
-    approximation with the diagonal Hessian, output by output (BOOMER,
-    Section 2.3; eq. 2.2 of Boley et al. 2021 per output). Far from the
+    approximation with the diagonal Hessian, output by output (Rapp et al.
+    2023, Section 2.4.2; eq. 2.2 of Boley et al. 2021 per output). Far from the
     optimum it can raise the regularised loss of the extent, as the
     single-output closed form can (:func:`_rule_weight`); it is then halved
     until it does not. It is a descent direction of that loss (its inner
@@ -180,8 +180,10 @@ def complete_head_weight(loss, y, raw, sample_weight, G, H, reg_lambda):
 
     References
     ----------
-    .. [1] Rapp, M., et al. (2023). BOOMER: a scalable and interpretable
-       rule learning algorithm for multi-output problems. Section 2.3.
+    .. [1] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the
+       efficient implementation of classification rule learning (BOOMER).
+       Advances in Data Analysis and Classification. Section 2.4.2, eq. 3
+       (gradients and Hessians per label, summed element-wise).
     """
     denominator = reg_lambda + H
     with np.errstate(divide="ignore", invalid="ignore"):

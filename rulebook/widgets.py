@@ -41,6 +41,7 @@ from tqdm.auto import tqdm
 from . import charts
 from ._formatting import format_number, format_weight
 from ._options import OPTIONS
+from ._predict import check_single_output
 from ._repr_html import (
     _is_missing,
     _load_css,
@@ -389,6 +390,7 @@ class BoostingExplorer(widgets.VBox):
     def __init__(self, model, X_test=None, y_test=None, *, round=None, offline=None):
         if not hasattr(model, "ensemble_") or not hasattr(model, "history_"):
             raise ValueError(f"{type(model).__name__} is not fitted; call fit before exploring it.")
+        check_single_output(model, "BoostingExplorer (explore)")
         self.model = model
         self.ensemble = model.ensemble_
         # The model after each round (corrective fits re-weight every rule).
