@@ -454,3 +454,49 @@ def test_views_of_one_output_refuse_a_multi_class_model_by_name():
         with pytest.raises(NotImplementedError, match="multi-class") as info:
             view()
         assert "cannot show yet" in str(info.value), name
+
+
+# The fits of tests/data/single_output_fits.json, recorded with the code of
+# commit 9bc488f (before multi-class): ensembles and history_'s weights.
+def _single_output_fits():
+    from rulebook import OptimalLearner, RuleBoostingRegressor
+    from rulebook.datasets import (
+        load_insurance,
+        load_ships,
+        load_titanic,
+        load_used_cars,
+    )
+    t, i, s, u = load_titanic(), load_insurance(), load_ships(), load_used_cars()
+    return {
+        "titanic_greedy": (RuleBoostingClassifier(n_rules=10, verbose=0), t),
+        "titanic_greedy_propositions": (
+            RuleBoostingClassifier(n_rules=5, propositions=10, verbose=0), t),
+        "titanic_optimal": (RuleBoostingClassifier(
+            n_rules=3, learner=OptimalLearner(time_limit=None), verbose=0), t),
+        "titanic_linear": (RuleBoostingClassifier(n_rules=4, include_linear=True, verbose=0), t),
+        "insurance_greedy": (RuleBoostingRegressor(n_rules=10, verbose=0), i),
+        "used_cars_corrective": (
+            RuleBoostingRegressor(n_rules=4, weight_update="corrective", verbose=0), u),
+        "ships_poisson": (RuleBoostingRegressor(n_rules=6, loss="poisson", verbose=0), s),
+        "ships_gradient_boosting": (RuleBoostingRegressor(
+            n_rules=4, loss="poisson", objective="gradient_boosting", verbose=0), s),
+    }
+
+
+def test_binary_and_regression_fits_are_those_of_before_multi_class_bit_for_bit():
+    from pathlib import Path
+    recorded = json.loads((Path(__file__).parent / "data" / "single_output_fits.json").read_text())
+    fits = _single_output_fits()
+    assert set(fits) == set(recorded)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, (model, (X, y)) in fits.items():
+            model.fit(X, y)
+            expected = recorded[name]
+            # JSON holds floats exactly (shortest repr), so == is bit for bit.
+            assert model.ensemble_.to_dict() == expected["ensemble"], name
+            history = model.history_
+            assert [float(v) for v in history["intercept"]] == expected["intercepts"], name
+            assert [list(map(float, w)) for w in history["weights"]] == expected["weights"], name
+            assert [None if np.isnan(v) else float(v) for v in history["objective"]] == \
+                expected["objective"], name

@@ -290,6 +290,11 @@ class RuleBoostingClassifier(_DaskRuleBoosting, estimators.RuleBoostingClassifie
 {estimators._ATTRIBUTES}
 {_FIT_NOTES}"""
 
+    def _fits_multi_class(self):
+        # The distributed fit takes two classes (dask._binning refuses more,
+        # in the words scikit-learn's checks expect); the tags say so.
+        return False
+
     def decision_function(self, X):
         """Raw scores (log odds of ``classes_[1]``).
 
