@@ -131,6 +131,8 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
         ``history_columns`` name that clashes with a column above.
     TypeError
         A fitted learner without a RuleEnsemble ``ensemble_``.
+    NotImplementedError
+        A classification target of more than two classes.
 
     Notes
     -----
@@ -176,6 +178,12 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state)
     y_array = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    if task == "binary" and len(pd.unique(y_array.ravel())) > 2:
+        raise NotImplementedError(
+            "compare_learners scores two-class targets (ROC AUC of one raw score); y has "
+            f"{len(pd.unique(y_array.ravel()))} classes. A multi-class model fits with "
+            "RuleBoostingClassifier(learner='greedy'); comparing learners on it is not supported "
+            "yet.")
     rows = []
     for split, (train, test) in enumerate(splitter.split(np.zeros((len(y_array), 1)), y_array)):
         X_train, X_test = _take(X, train), _take(X, test)
