@@ -414,7 +414,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
 
     # -- prediction ---------------------------------------------------------
     def _raw_predict(self, X):
-        """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``, shape (n_samples,).
+        """Raw scores ``f(x) = intercept + sum_i w_i q_i(x)``, shape (n_samples,), or
+        (n_samples, n_classes) for a multi-class model.
 
         Raises ValueError for missing columns, a different number of columns
         than in ``fit``, non-numeric values in a numeric column, infinities.

@@ -8,6 +8,10 @@ Each loss is a small stateless object. The boosting loop only needs
   (the intercept, or *background rule*),
 * ``inverse_link(raw)``: raw score to the predicted mean.
 
+The multinomial loss (:class:`MultinomialLoss`) has one raw score per
+class: its ``y``, ``raw``, ``g`` and ``h`` have shape (n, K) and its
+baseline shape (K,).
+
 Conventions follow Boley et al. (2021), Section 2.3, so that the papers'
 regularisation strengths ``reg_lambda`` carry over unchanged: the squared
 loss is ``(y - f)^2`` (not halved, hence ``g = -2 (y - f)`` and ``h = 2``)

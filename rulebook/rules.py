@@ -617,7 +617,8 @@ class RuleEnsemble:
         return term_contributions(self, X, reads_by_name(self, X))
 
     def decision_function(self, X):
-        """Raw scores ``f(x)``, shape (n_samples,), float64.
+        """Raw scores ``f(x)``, shape (n_samples,), float64; with several
+        outputs one column per output, shape (n_samples, K).
 
         Large inputs are scored by a parallel numba kernel; the result is the
         same to the last bit (weights are added in rule order either way,
@@ -646,11 +647,12 @@ class RuleEnsemble:
         """Predicted mean: the raw score through the loss's inverse link.
 
         Identity for squared loss, probability of the positive class for
-        logistic loss, ``exp`` for Poisson loss.
+        logistic loss, ``exp`` for Poisson loss, the class probabilities
+        (softmax of the scores) for the multinomial loss.
 
         Returns
         -------
-        ndarray of shape (n_samples,), float64
+        ndarray of shape (n_samples,), or (n_samples, K) with several outputs, float64
         """
         from .losses import get_loss
 

@@ -30,7 +30,8 @@ class SearchProblem:
         Non-missing bins per feature; the missing bin has this index.
     is_nominal : ndarray of shape (n_features,), bool
     g, h : ndarray of shape (n_samples,), float64
-        Gradients and Hessians, already multiplied by the sample weights.
+        Gradients and Hessians, already multiplied by the sample weights
+        (of shape (n_samples, K) in a :class:`MultiOutputProblem`).
     c : ndarray of shape (n_samples,), float64
         Sample weights (so ``C = sum c`` is the weighted count).
     rows : ndarray of shape (n_active,), intp

@@ -503,3 +503,30 @@ def test_binary_and_regression_fits_are_those_of_before_multi_class_bit_for_bit(
             assert [list(map(float, w)) for w in history["weights"]] == expected["weights"], name
             assert [None if np.isnan(v) else float(v) for v in history["objective"]] == \
                 expected["objective"], name
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"propositions": 10},
+    {"learner": GreedyLearner(shorten=False)},
+    {"max_rule_length": None, "max_bins": 16},
+])
+def test_nominal_columns_missing_values_and_options(params):
+    """Pclass (three classes) from the Titanic's other columns: strings, NaN."""
+    from rulebook.datasets import load_titanic
+    X, _ = load_titanic()
+    y = X.pop("Pclass").map({1: "first", 2: "second", 3: "third"})
+    weights = np.where(np.arange(len(X)) % 7 == 0, 0.0, 1.0)
+    model = RuleBoostingClassifier(n_rules=6, verbose=0, **params).fit(X, y, weights)
+    assert len(model.ensemble_) == 6
+    proba = model.predict_proba(X)
+    assert proba.shape == (len(X), 3) and np.isfinite(proba).all()
+    assert (model.predict(X) == y).mean() > 0.6
+    train_loss = model.history_["train_loss"].to_numpy()
+    assert np.all(np.diff(train_loss) <= 1e-12)
+    if "propositions" in params:
+        return  # the paper's quantiles are of every row, whatever its weight
+    # A weight of 0 is a row left out.
+    kept = weights > 0
+    again = RuleBoostingClassifier(n_rules=6, verbose=0, **params).fit(X[kept], y[kept])
+    assert [r.query for r in again.ensemble_] == [r.query for r in model.ensemble_]
