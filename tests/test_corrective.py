@@ -253,3 +253,44 @@ def test_identical_queries_without_penalty_take_the_least_squares_step(monkeypat
     expected = np.where(q > 0, y[q > 0].mean(), y[q == 0].mean())
     np.testing.assert_allclose(fit.intercept + fit.weights.sum() * q, expected, atol=1e-9)
     assert fit.weights[0] == pytest.approx(fit.weights[1], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["squared", "logistic", "poisson"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_grouped_rows_give_the_rows_fit(name, weighted):
+    """From 4,096 rows, rows of one rule pattern (and label, for the
+    logistic loss) are fitted as one group: the same intercept, weights and
+    objective as the fit on the rows, to rounding."""
+    rng = np.random.default_rng(3)
+    n, t = 6000, 4
+    Q = (rng.random((n, t)) < [0.5, 0.3, 0.6, 0.1]).astype(float)
+    raw = 0.3 + Q @ np.array([0.5, -1.0, 0.25, 2.0])
+    loss = get_loss(name)
+    if name == "logistic":
+        y = np.where(rng.random(n) < 1 / (1 + np.exp(-raw)), 1.0, -1.0)
+    elif name == "poisson":
+        y = rng.poisson(np.exp(raw)).astype(float)
+    else:
+        y = raw + rng.normal(size=n)
+    s = rng.choice([0.0, 0.5, 1.0, 2.0], size=n) if weighted else np.ones(n)
+    assert corrective_module._groups(loss, y, Q, s) is not None
+    grouped = corrective_weights(loss, y, Q, s, 1.0)
+    # Linear terms (a column not 0/1) are fitted on the rows.
+    Q_linear = np.column_stack([Q, rng.normal(size=n) * 1e-300])
+    assert corrective_module._groups(loss, y, Q_linear, s) is None
+    rows = _fit_on_rows(loss, y, Q, s, 1.0)
+    assert grouped.intercept == pytest.approx(rows.intercept, rel=1e-9, abs=1e-9)
+    np.testing.assert_allclose(grouped.weights, rows.weights, rtol=1e-9, atol=1e-9)
+    assert grouped.objective == pytest.approx(rows.objective, rel=1e-12)
+    assert grouped.objective == pytest.approx(
+        regularised_risk(loss, y, Q, s, 1.0, grouped.intercept, grouped.weights), rel=1e-12)
+
+
+def _fit_on_rows(loss, y, Q, s, reg_lambda):
+    # The fit with grouping switched off.
+    original = corrective_module._groups
+    corrective_module._groups = lambda *args: None
+    try:
+        return corrective_weights(loss, y, Q, s, reg_lambda)
+    finally:
+        corrective_module._groups = original
