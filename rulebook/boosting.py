@@ -131,7 +131,7 @@ def fit_boosting(setup):
                 retry_problem = _problem(setup, g2, h2, rows)
                 retry = rounds.search(retry_problem)
                 if retry.conditions:
-                    retry.stats = {**retry.stats, "intercept_shift": float(shifted[0] - intercept)}
+                    retry.stats = {**retry.stats, "intercept_shift": _plain(shifted[0] - intercept)}
                     (intercept, raw), (g, h) = shifted, (g2, h2)
                     problem, result = retry_problem, retry
         progress = rounds.progress(problem, result)

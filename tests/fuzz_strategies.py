@@ -487,7 +487,8 @@ def check_text(ensemble, X=None):
             warnings.simplefilter("ignore")
             covered = ensemble.query_matrix(X)
             again = RuleEnsemble(ensemble.intercept, tuple(rules), ensemble.loss,
-                                 ensemble.feature_names, ensemble.by_name).query_matrix(X)
+                                 ensemble.feature_names, ensemble.by_name,
+                                 outputs=ensemble.outputs).query_matrix(X)
         assert np.array_equal(covered, again), "the printed rules cover other rows"
 
 

@@ -530,3 +530,21 @@ def test_nominal_columns_missing_values_and_options(params):
     kept = weights > 0
     again = RuleBoostingClassifier(n_rules=6, verbose=0, **params).fit(X[kept], y[kept])
     assert [r.query for r in again.ensemble_] == [r.query for r in model.ensemble_]
+
+
+def test_an_intercept_shift_moves_every_class():
+    """A round whose best query is the empty one shifts the intercept, one value
+    per class (stagewise weights leave the rows' mean gradient off 0)."""
+    rng = np.random.default_rng(0)
+    n = 26
+    X = pd.DataFrame({"a": rng.integers(0, 2, n).astype(float), "b": np.zeros(n)})
+    y = rng.integers(0, 3, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RuleBoostingClassifier(n_rules=4, verbose=0).fit(X, y)
+    shifts = model.history_["intercept_shift"].dropna()
+    assert len(shifts) and all(len(s) == 3 for s in shifts)
+    staged = list(model.staged_ensembles())
+    for k, ensemble in enumerate(staged[1:], start=1):
+        assert ensemble.intercept == model.history_["intercept"].iloc[k]
+    np.testing.assert_array_equal(staged[-1].decision_function(X), model.decision_function(X))
