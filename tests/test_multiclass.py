@@ -548,3 +548,54 @@ def test_an_intercept_shift_moves_every_class():
     for k, ensemble in enumerate(staged[1:], start=1):
         assert ensemble.intercept == model.history_["intercept"].iloc[k]
     np.testing.assert_array_equal(staged[-1].decision_function(X), model.decision_function(X))
+
+
+def _three_classes(n=3000, seed=7):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 40, n).astype(float),
+                      "c": rng.choice(["u", "v", "w"], n)})
+    X.loc[X.index[::17], "a"] = np.nan
+    score = (X["a"].fillna(0) > 0.3) + (X["b"] < 10) + (X["c"] == "v") + rng.normal(size=n)
+    return X, np.digitize(score.to_numpy(float), [0.8, 1.6]), rng.choice([0.0, 0.5, 1.0, 2.0], n)
+
+
+def test_a_tall_multi_class_fit_from_the_row_major_table_is_the_same_fit(monkeypatch):
+    from rulebook import boosting
+    X, y, weights = _three_classes()
+    fits = []
+    for rows in (0, 10**9):
+        monkeypatch.setattr(boosting, "ROW_MAJOR_MIN_ROWS", rows)
+        fits.append(RuleBoostingClassifier(n_rules=8, verbose=0).fit(X, y, weights).ensemble_)
+    assert fits[0].to_json() == fits[1].to_json()
+
+
+def test_multi_class_root_histograms_from_the_last_round_equal_a_direct_pass(monkeypatch):
+    """The root update (the last round's histograms plus the change on the
+    last rule's extent) with a channel per class: counts to the bit, sums
+    to rounding; and the parallel kernels give the serial fit."""
+    from rulebook import boosting, search
+    X, y, weights = _three_classes()
+    plain = RuleBoostingClassifier(n_rules=8, verbose=0).fit(X, y, weights).ensemble_
+    monkeypatch.setattr(boosting, "ROOT_REBUILD_ROUNDS", 5)
+    monkeypatch.setattr(boosting, "ROOT_UPDATE_MIN_ROWS", 0)
+    checked = []
+    original = search.MultiOutputProblem.root_histograms
+
+    def checked_root(self):
+        incremental = self.root_update is not None
+        hist = original(self)
+        direct = self._build(self.rows, self.g, self.h)
+        np.testing.assert_array_equal(hist[:, :, -2:], direct[:, :, -2:])
+        np.testing.assert_allclose(hist, direct, rtol=1e-9, atol=1e-9)
+        checked.append(incremental)
+        return hist
+
+    monkeypatch.setattr(search.MultiOutputProblem, "root_histograms", checked_root)
+    updated = RuleBoostingClassifier(n_rules=8, verbose=0).fit(X, y, weights).ensemble_
+    assert any(checked) and not all(checked)
+    assert [r.query for r in updated] == [r.query for r in plain]
+    np.testing.assert_allclose([r.weight for r in updated], [r.weight for r in plain], rtol=1e-9)
+    monkeypatch.setattr(search, "PARALLEL_MIN_WORK", 1)  # every node on the parallel kernels
+    monkeypatch.setattr(boosting, "ROOT_UPDATE_MIN_ROWS", 10**9)
+    parallel = RuleBoostingClassifier(n_rules=8, verbose=0).fit(X, y, weights).ensemble_
+    assert parallel.to_json() == plain.to_json()
