@@ -53,8 +53,9 @@ References
 """
 
 import numpy as np
+from numba import prange
 
-from ._config import jit, jit_helper
+from ._config import jit, jit_helper, jit_parallel
 from ._orthogonal_kernels import (
     ORTHOGONAL,
     N,
@@ -213,19 +214,26 @@ def _prefix_bound(G, C, classes, U, sigma, epsilon, code, scale):
     # The same sums in the same order as prefix_values, so the same value
     # to the bit; both directions in one loop, whose two chains of
     # dependent additions the processor overlaps (5x faster at 10^6 rows).
+    # C of length 0 stands for C = 1 on every row (unit weights, atoms of
+    # one row each): adding 1.0 is adding C[r], without reading it.
     m = sigma.shape[0]
     if m == 0:
         return 0.0
     n_basis = U.shape[1]
     forward, backward = np.zeros(n_basis), np.zeros(n_basis)
     g_forward = c_forward = g_backward = c_backward = 0.0
+    unit = C.shape[0] == 0
     best = -np.inf
     for i in range(m):
         r, s = sigma[i], sigma[m - 1 - i]
         g_forward += G[r]
-        c_forward += C[r]
         g_backward += G[s]
-        c_backward += C[s]
+        if unit:
+            c_forward += 1.0
+            c_backward += 1.0
+        else:
+            c_forward += C[r]
+            c_backward += C[s]
         u, v = classes[r], classes[s]
         sq_forward = sq_backward = 0.0
         for k in range(n_basis):
@@ -431,6 +439,14 @@ def _subtract(parent_hist, removed_hist, first, out):
                 out[j, b, k] = parent_hist[j, b, k] - removed_hist[j, b, k]
 
 
+def _copy_hist(source, out):
+    # out[...] = source, as loops (see _subtract).
+    for j in range(out.shape[0]):
+        for b in range(out.shape[1]):
+            for k in range(out.shape[2]):
+                out[j, b, k] = source[j, b, k]
+
+
 def _conditions(ei, best_parent, feature, op, bin_, best_depth):
     # The best node's conditions: its own (feature, op, bin_), then those
     # of its parents back to the root (expansion 0).
@@ -451,10 +467,10 @@ def _conditions(ei, best_parent, feature, op, bin_, best_depth):
 
 def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, code, n_total,
                       reg_lambda, epsilon, scale, root_value, use_bound, max_depth, max_nodes,
-                      row_keys, stats, max_bytes):
+                      row_keys, stats, max_bytes, root_hist, pre, pre_bound, pre_bits):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
     #     W (n, K') channels; G, C (n,) float64: W's G and C channels,
-    #     contiguous, classes (n,) int32 and U (P, K' - 4) float64: the
+    #     contiguous (C of length 0: every row's C is 1), classes (n,) int32 and U (P, K' - 4) float64: the
     #     basis channels of row r are U[classes[r]] (_prefix_bound);
     #     n_bins (d,) int64; is_nominal (d,) bool;
     #     code int; n_total, reg_lambda, epsilon float; scale float, the
@@ -468,7 +484,12 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     #     (expansions, histograms, rows, refinements, queue, seen extents)
     #     stay within it: the search stops, as at max_nodes, before an
     #     expansion, or the record of a popped child, that could take them
-    #     past it (the root is always materialised).
+    #     past it (the root is always materialised); root_hist (d, B, K')
+    #     float64: the root's histograms (shape (0, 0, 0): built here);
+    #     pre (R, 5) int64, pre_bound (R,) float64, pre_bits (R, words)
+    #     int64: the root's first R refinements in their order, each
+    #     (feature, op, bin, rows, key) with its bound and row bitset
+    #     (root_children; R = 0: none).
     # OUT: stats (N_STATS,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
     #      BUDGET_EXHAUSTED (a node or memory budget stopped the search),
     #      MEMORY_EXHAUSTED (the memory budget did). Returns (best value,
@@ -511,6 +532,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     n_hist = 0  # expansions whose histograms are built (slots of hist_pool)
     loaded, n_parent = -1, 0  # the expansion whose rows parent_rows[:n_parent] are
     n_real = 0  # queue entries that are refinements (the others: placeholders)
+    pre_at = -1  # the popped child's row of pre, or -1
     finishing = False  # the node budget is spent (see below)
     have_node = True
     while True:
@@ -527,7 +549,10 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
         if have_node and n_kept > 1:
             bnd = np.inf
             if use_bound:
-                bnd = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code, scale)
+                if pre_at >= 0:
+                    bnd = pre_bound[pre_at]
+                else:
+                    bnd = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code, scale)
             if not bnd > best_value:
                 stats[N_PRUNED] += 1
             else:
@@ -537,7 +562,10 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
                 ei = _grow_table(ei, n_exp, max_nodes)
                 bounds = _grow(bounds, n_exp, max_nodes)
                 bit_pool = _grow_table(bit_pool, n_exp, max_nodes)
-                _store_rows(kept, n_kept, bit_pool[e])
+                if pre_at >= 0:
+                    _copy(pre_bits[pre_at], bit_pool.shape[1], bit_pool[e], 0)
+                else:
+                    _store_rows(kept, n_kept, bit_pool[e])
                 ei[e, PARENT] = parent
                 ei[e, DEPTH] = depth
                 ei[e, COLS] = cols
@@ -591,7 +619,9 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             ei[e, HIST_AT] = n_hist
             n_hist += 1
             n_removed = _load_difference(bit_pool[up], bit_pool[e], removed) if up >= 0 else 0
-            if up >= 0 and n_removed < n_node:
+            if up < 0 and root_hist.shape[0] > 0:
+                _copy_hist(root_hist, hist)
+            elif up >= 0 and n_removed < n_node:
                 build_channel_histograms_serial(X_binned, removed[:n_removed], W, last, tmp_hist)
                 _subtract(hist_pool[ei[up, HIST_AT]], tmp_hist, last, hist)
             else:
@@ -634,12 +664,22 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
         j = k // (2 * width)
         p = k - j * (2 * width)
         op, bin_ = _decode(p, n_bins[j], is_nominal[j])
-        if e != loaded:
-            # Children pop from the same node in runs (at 10^6 rows: the
-            # root's, all of them): its rows are loaded once a run.
-            n_parent = _load_rows(bit_pool[e], parent_rows)
-            loaded = e
-        n_kept = filter_rows(X_binned, parent_rows[:n_parent], j, op, bin_, n_bins[j], kept)
+        # A child of the root whose rows, key and bound the caller computed
+        # (in parallel, root_children), or one to split off here.
+        pre_at = at - ei[0, ORDER_AT] if e == 0 else -1
+        if pre_at >= pre.shape[0] or pre_at >= 0 and not (
+                pre[pre_at, 0] == j and pre[pre_at, 1] == op and pre[pre_at, 2] == bin_):
+            pre_at = -1
+        if pre_at >= 0:
+            n_kept, key = pre[pre_at, 3], pre[pre_at, 4]
+        else:
+            if e != loaded:
+                # Children pop from the same node in runs (at 10^6 rows: the
+                # root's, all of them): its rows are loaded once a run.
+                n_parent = _load_rows(bit_pool[e], parent_rows)
+                loaded = e
+            n_kept = filter_rows(X_binned, parent_rows[:n_parent], j, op, bin_, n_bins[j], kept)
+            key = _key(kept[:n_kept], row_keys)
         depth = ei[e, DEPTH] + 1
         cols = ei[e, COLS] + (1 if ei[e, DEPTH] == 0 or j != ei[e, FEATURE] else 0)
         if _next_pop_bytes(n_entries, n_keys, ei, hist_pool, bit_pool, order_pool, heap, table,
@@ -648,7 +688,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             stats[MEMORY_EXHAUSTED] = 1
             break
         dominated, table, n_keys, entries, n_entries = _dominated(
-            table, n_keys, entries, n_entries, _key(kept[:n_kept], row_keys), j, cols)
+            table, n_keys, entries, n_entries, key, j, cols)
         if dominated:
             continue
         feature = j
@@ -658,6 +698,33 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             best_feature, best_op, best_bin = feature, op, bin_
         have_node = True
     return best_value, _conditions(ei, best_parent, best_feature, best_op, best_bin, best_depth)
+
+
+def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, code, scale, use_bound,
+                   row_keys, pre_bound, pre_bits):
+    # IN: X_binned (n, d), the root's rows all n rows in the bound's order
+    #     (as _branch_and_bound's); pre (R, 5) int64 with (feature, op,
+    #     bin) in its first columns; the rest as _branch_and_bound's.
+    # OUT: pre[:, 3] the child's row count, pre[:, 4] its key, pre_bound
+    #      its bound (inf without use_bound), pre_bits its rows: what the
+    #      search computes when it pops the child, for R children at once,
+    #      one contiguous half of them per thread (each with its own list
+    #      of rows).
+    n = X_binned.shape[0]
+    rows = np.arange(n)
+    n_chunks = 2
+    for chunk in prange(n_chunks):
+        kept = np.empty(n, np.intp)
+        for i in range(chunk * pre.shape[0] // n_chunks, (chunk + 1) * pre.shape[0] // n_chunks):
+            j = pre[i, 0]
+            n_kept = filter_rows(X_binned, rows, j, pre[i, 1], pre[i, 2], n_bins[j], kept)
+            pre[i, 3] = n_kept
+            pre[i, 4] = _key(kept[:n_kept], row_keys)
+            _store_rows(kept, n_kept, pre_bits[i])
+            pre_bound[i] = np.inf
+            if use_bound and n_kept > 1:
+                pre_bound[i] = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code,
+                                             scale)
 
 
 # The jitted twin of the Python decode: (op, bin) of a scan position.
@@ -686,5 +753,7 @@ _dominated = jit_helper(_dominated)
 _merge_sort_descending = jit_helper(_merge_sort_descending)
 _refinement_order = jit_helper(_refinement_order)
 _subtract = jit_helper(_subtract)
+_copy_hist = jit_helper(_copy_hist)
 _conditions = jit_helper(_conditions)
 branch_and_bound = jit(_branch_and_bound)
+root_children = jit_parallel(_root_children)

@@ -411,13 +411,17 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limi
     base = problem.base
     rows = base.rows
     X_atoms, W_atoms = _atoms(problem, atom_index)
+    channels = _bound_channels(W_atoms)
+    row_keys = _row_keys(len(W_atoms))
     stats = np.zeros(bnb_kernels.N_STATS, np.int64)
     max_bytes = None if memory_limit is None else int(memory_limit * 2**20)
     value, conditions = bnb_kernels.branch_and_bound(
-        X_atoms, np.arange(len(W_atoms)), W_atoms, *_bound_channels(W_atoms), base.n_bins,
-        base.is_nominal, problem.code, base.n_total, float(base.reg_lambda), problem.epsilon, problem._scale,
-        problem.value(rows), bound != "none", _as_int(_depth_limit(problem)),
-        _as_int(max_nodes), _row_keys(len(W_atoms)), stats, _as_int(max_bytes))
+        X_atoms, np.arange(len(W_atoms)), W_atoms, *channels, base.n_bins,
+        base.is_nominal, problem.code, base.n_total, float(base.reg_lambda), problem.epsilon,
+        problem._scale, problem.value(rows), bound != "none", _as_int(_depth_limit(problem)),
+        _as_int(max_nodes), row_keys, stats, _as_int(max_bytes),
+        *_root_children(problem, X_atoms, W_atoms, channels, row_keys, bound != "none",
+                        max_nodes))
     conditions = tuple((int(f), int(o), int(b)) for f, o, b in conditions)
     extent = rows
     for condition in conditions:
@@ -473,6 +477,59 @@ class _AtomIndex:
         return out
 
 
+# From this many atoms the root's histograms and its first children (rows,
+# key, bound) are computed before the search, on numba's threads: at 10^6
+# rows the search spends most of its time on them, one at a time. Smaller
+# searches do not compile the parallel kernel.
+ROOT_CHILDREN_MIN_ATOMS = 65_536
+
+
+def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max_nodes):
+    """The root's histograms and its first refinements, computed in parallel.
+
+    The branch and bound pops the root's refinements best first; at 10^6
+    rows most of a round is the first few hundred of them (their rows
+    split off, their key and prefix-greedy bound), one at a time. Their
+    order is known once the root is scanned, so they are computed here on
+    numba's threads (``_orthogonal_bnb_kernels.root_children``), at most
+    ``max_nodes`` of them, and the search takes each one as it pops it
+    (checking its condition); the same numbers as the search's own.
+
+    Returns
+    -------
+    root_hist, pre, pre_bound, pre_bits
+        The arguments of ``_orthogonal_bnb_kernels.branch_and_bound``;
+        empty below :data:`ROOT_CHILDREN_MIN_ATOMS` atoms.
+    """
+    base, n = problem.base, len(W_atoms)
+    if n < ROOT_CHILDREN_MIN_ATOMS:
+        return (np.empty((0, 0, 0)), np.empty((0, 5), np.int64), np.empty(0),
+                np.empty((0, 0), np.int64))
+    width = max(1, int(base.n_bins.max()) + 1)
+    root_hist = np.empty((X_atoms.shape[1], width, W_atoms.shape[1]))
+    kernels.build_channel_histograms_parallel(X_atoms, np.arange(n), W_atoms, 0, root_hist)
+    values = np.empty((X_atoms.shape[1], 2 * width))
+    kernels.scan_all_parallel(root_hist, base.n_bins, base.is_nominal, 0, problem.code,
+                              base.n_total, float(base.reg_lambda), problem.epsilon,
+                              float(W_atoms[:, kernels.N].sum()), values)
+    # The search's order of the root's refinements (its _refinement_order):
+    # best snapped value first, ties in the scan's order.
+    flat = values.ravel()
+    finite = np.flatnonzero(np.isfinite(flat))
+    order = finite[np.argsort(-problem._snap(flat[finite]), kind="stable")]
+    order = order[:min(len(order), max_nodes or 1024)]
+    pre = np.zeros((len(order), 5), np.int64)
+    for i, k in enumerate(order):
+        j, position = divmod(int(k), 2 * width)
+        pre[i, :3] = problem.condition(j, position)
+    pre_bound = np.empty(len(order))
+    pre_bits = np.empty((len(order), (n + 63) // 64), np.int64)
+    bnb_kernels.root_children(X_atoms, pre, base.n_bins, *channels, problem.epsilon,
+                              problem.code, problem._scale, use_bound, row_keys, pre_bound,
+                              pre_bits)
+    return root_hist, pre, pre_bound, pre_bits
+
+
 def _atoms(problem, index=None):
     """Rows with equal bins on every feature merged into atoms.
 
@@ -520,15 +577,19 @@ def _bound_channels(W):
 
     Returns
     -------
-    G, C : ndarray of shape (n,), float64
+    G : ndarray of shape (n,), float64
+    C : ndarray of shape (n,) or (0,), float64
+        Empty when every row's ``C`` is 1.
     classes : ndarray of shape (n,), int32
     U : ndarray of shape (n_classes, K), float64
     """
     basis = np.ascontiguousarray(W[:, kernels.FIRST_BASIS_CHANNEL:])
     classes, first = np.empty(len(W), np.int32), np.empty(len(W), np.intp)
     n_classes = kernels.distinct_rows(basis.view(np.int64), classes, first)
-    return (np.ascontiguousarray(W[:, kernels.G]), np.ascontiguousarray(W[:, kernels.C]),
-            classes, basis[first[:n_classes]])
+    C = W[:, kernels.C]
+    # C = 1 on every row (unit weights, atoms of one row) is not read at all.
+    C = np.empty(0) if np.all(C == 1.0) else np.ascontiguousarray(C)
+    return np.ascontiguousarray(W[:, kernels.G]), C, classes, basis[first[:n_classes]]
 
 
 def _row_codes(X, n_bins):

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from rulebook import _orthogonal_bnb_kernels as bnb
 from rulebook import _orthogonal_kernels as kernels
+from rulebook import orthogonal
 from rulebook.orthogonal import (
     ChannelProblem,
     OrthogonalBasis,
@@ -279,3 +280,21 @@ def test_atom_index_of_one_round_serves_the_next(problem, seed, t):
                           problem.g, problem.h, problem.c, problem.rows, problem.reg_lambda,
                           problem.objective, problem.max_rule_length)
     assert not index.fits(ChannelProblem.standard(other))
+
+
+@settings(max_examples=80, deadline=None)
+@given(problem=binned_problems(max_rows=30, max_features=3), seed=st.integers(0, 2**16),
+       t=st.integers(0, 3), max_nodes=st.sampled_from([None, 1, 3, 20]),
+       bound=st.sampled_from(["prefix_greedy", "none"]))
+def test_root_children_computed_before_the_search_change_nothing(problem, seed, t, max_nodes,
+                                                                bound):
+    # From ROOT_CHILDREN_MIN_ATOMS atoms the root's histograms and first
+    # children come from root_children (threads): the same search.
+    channels = _channels(problem, seed, t, 1e-3)
+    serial = branch_and_bound(channels, bound, max_nodes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(orthogonal, "ROOT_CHILDREN_MIN_ATOMS", 0)
+        parallel = branch_and_bound(channels, bound, max_nodes)
+    assert (parallel.conditions, parallel.value, parallel.stats) == (
+        serial.conditions, serial.value, serial.stats)
+    np.testing.assert_array_equal(parallel.rows, serial.rows)
