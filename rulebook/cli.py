@@ -455,12 +455,13 @@ def _check_target(y, task, args):
     source = f"--task {task}" if args.task else f"task {task}"
     if task == "binary" and y.nunique() != 2:
         hint = (" For a numeric target use --task regression or --task poisson." if numeric
-                else " Multi-class targets are not supported; choose two classes or recode the target.")
+                else " Multi-class targets are not supported by the command line yet (the Python "
+                "API fits them); choose two classes or recode the target.")
         raise ValueError(f"{source} needs a target with exactly two classes; {what}.{hint}")
     if task in ("regression", "poisson") and not numeric:
         hint = (" For two classes use --task binary." if y.nunique() == 2 else
-                " rulebook fits two-class targets (--task binary) and numeric ones "
-                "(--task regression or poisson); multi-class targets are not supported.")
+                " The command line fits two-class targets (--task binary) and numeric ones "
+                "(--task regression or poisson); multi-class targets are not supported by it yet.")
         raise ValueError(f"{source} needs a numeric target; {what}.{hint}")
     if task == "poisson" and (y < 0).any():
         raise ValueError(f"{source} needs counts (values >= 0); {what}, "

@@ -177,7 +177,7 @@ _ATTRIBUTES = """
         The fitted model: intercept and rules with real-valued conditions.
     history_ : DataFrame
         One row per boosting round (round 0 is the intercept): the rule,
-        its weight, objective value, training loss, coverage, length,
+        its weight (a tuple, one per class, for a multi-class model), objective value, training loss, coverage, length,
         cumulative complexity, wall time in seconds and learner statistics.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -705,6 +705,21 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
     >>> model = RuleBoostingClassifier(n_rules=3).fit(X, y)
     >>> model.predict_proba(X.head(2)).shape
     (2, 2)
+
+    Three classes (of string labels), a weight per class in each rule:
+
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True, as_frame=True)
+    >>> species = load_iris().target_names[y]
+    >>> model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, species)
+    >>> model.predict_proba(X.head(2)).shape
+    (2, 3)
+    >>> print(model.ensemble_)
+       setosa  versicolor  virginica
+           +0          +0         +0  (intercept)
+      +2.7523     -1.3761    -1.3761  if `petal length (cm)` <= 2
+      -1.3663     -1.2772    +2.6436  if `petal width (cm)` > 1.7
+      -1.3632     +2.7837    -1.4093  if `sepal length (cm)` > 4.9 & 2 < `petal length (cm)` <= 4.9
     """
 
     @property

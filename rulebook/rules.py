@@ -720,7 +720,8 @@ class RuleEnsemble:
         rows = [[format_weight(w) for w in head]
                 for head in [self.intercept] + [r.weight for r in self.rules]]
         widths = [max(len(label), *(len(row[k]) for row in rows)) for k, label in enumerate(labels)]
-        line = lambda cells: "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths))
+        # Indented by two, as the single-output form's weights are.
+        line = lambda cells: "  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths))
         texts = ["(intercept)"] + [f"if {r.query}" for r in self.rules]
         return "\n".join([line(labels).rstrip()]
                          + [f"{line(row)}  {text}" for row, text in zip(rows, texts)])
