@@ -1,0 +1,75 @@
+"""Multi-class fits of the greedy learner, with scikit-learn's histogram
+gradient boosting beside them for context (issue 20).
+
+On iris, wine and digits (scikit-learn's copies): 5 random 2:1 splits
+(seeded, stratified), ``RuleBoostingClassifier`` with 10 and 50 rules and
+every other parameter at its default, and ``HistGradientBoostingClassifier``
+at its defaults (100 trees of up to 31 leaves per class: a far larger
+model, shown as a ceiling, not a rival). Printed per dataset and model: the
+mean fit time, test accuracy and test log loss over the splits. One untimed
+warm-up fit first, so numba's compile time is not counted.
+
+Run from the repository root::
+
+    python benchmarks/bench_multiclass.py
+    python benchmarks/bench_multiclass.py --splits 2
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_digits, load_iris, load_wine
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.metrics import accuracy_score, log_loss
+from sklearn.model_selection import train_test_split
+
+from rulebook import RuleBoostingClassifier
+
+DATASETS = {"iris": load_iris, "wine": load_wine, "digits": load_digits}
+
+
+def models():
+    return {
+        "rulebook greedy, 10 rules": lambda: RuleBoostingClassifier(n_rules=10, verbose=0),
+        "rulebook greedy, 50 rules": lambda: RuleBoostingClassifier(n_rules=50, verbose=0),
+        "HistGradientBoosting": lambda: HistGradientBoostingClassifier(random_state=0),
+    }
+
+
+def run(splits):
+    rows = []
+    for name, loader in DATASETS.items():
+        X, y = loader(return_X_y=True, as_frame=True)
+        for label, make in models().items():
+            make().fit(X, y)  # warm-up: compiling is not timed
+            for seed in range(splits):
+                X_train, X_test, y_train, y_test = train_test_split(
+                    X, y, test_size=1 / 3, random_state=seed, stratify=y)
+                start = time.perf_counter()
+                model = make().fit(X_train, y_train)
+                seconds = time.perf_counter() - start
+                proba = model.predict_proba(X_test)
+                rows.append({"dataset": name, "model": label, "fit_s": seconds,
+                             "accuracy": accuracy_score(y_test, model.predict(X_test)),
+                             "log_loss": log_loss(y_test, proba, labels=model.classes_)})
+    return pd.DataFrame(rows).groupby(["dataset", "model"], sort=False).mean()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", type=int, default=5)
+    args = parser.parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # boosting stopped early
+        table = run(args.splits)
+    with pd.option_context("display.width", 120, "display.precision", 3):
+        print(table)
+    return table
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()
