@@ -610,3 +610,10 @@ def test_multi_class_root_histograms_from_the_last_round_equal_a_direct_pass(mon
     monkeypatch.setattr(boosting, "ROOT_UPDATE_MIN_ROWS", 10**9)
     parallel = RuleBoostingClassifier(n_rules=8, verbose=0).fit(X, y, weights).ensemble_
     assert parallel.to_json() == plain.to_json()
+
+
+def test_a_class_without_weight_is_refused_naming_it():
+    X, y = _iris()
+    weights = np.where(y == "virginica", 0.0, 1.0)
+    with pytest.raises(ValueError, match="sample_weight is zero on every row of class 'virginica'"):
+        RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y, weights)
