@@ -213,6 +213,15 @@ def _take_rows(X, rows, out):
             out[i, j] = X[rows[i], j]
 
 
+def _take_channel_rows(W, rows, out):
+    # out[i, :] = W[rows[i], :] + 0.0 (C-order; the + 0.0 turns -0.0 into
+    # 0.0, as a sum over one row does), rows shared among the threads.
+    for i in prange(rows.shape[0]):
+        r = rows[i]
+        for k in range(W.shape[1]):
+            out[i, k] = W[r, k] + 0.0
+
+
 def decode(position, n_bins_j, nominal):
     """``(op, bin)`` of position ``position`` in a feature's ``scan_all`` row."""
     if nominal:
@@ -233,3 +242,4 @@ scan_all_parallel = jit_parallel(_scan_all)
 prefix_values = jit(_prefix_values)
 distinct_rows = jit(_distinct_rows)
 take_rows = jit_parallel(_take_rows)
+take_channel_rows = jit_parallel(_take_channel_rows)

@@ -154,9 +154,15 @@ class ChannelProblem:
     def orthogonal(cls, problem, basis, epsilon):
         """Channels for ``obj_ogb`` (eq. 14) given the current basis."""
         c = problem.c
-        W = np.column_stack([basis.project(problem.g), problem.h, c, np.ones(len(c)),
-                             c[:, None] * basis.O])
-        return cls(problem, np.ascontiguousarray(W), kernels.ORTHOGONAL, float(epsilon))
+        # Written in place: column_stack of the parts took three times the
+        # channels' memory at once (hundreds of MB at 10^6 rows).
+        W = np.empty((len(c), kernels.FIRST_BASIS_CHANNEL + basis.size))
+        W[:, kernels.G] = basis.project(problem.g)
+        W[:, kernels.H] = problem.h
+        W[:, kernels.C] = c
+        W[:, kernels.N] = 1.0
+        np.multiply(c[:, None], basis.O, out=W[:, kernels.FIRST_BASIS_CHANNEL:])
+        return cls(problem, W, kernels.ORTHOGONAL, float(epsilon))
 
     @cached_property
     def _scale(self):
@@ -467,10 +473,11 @@ class _AtomIndex:
         return base.X_binned is self.X_binned and np.array_equal(base.rows, self.rows)
 
     def sums(self, W):
-        """Channel sums per atom of ``W`` (rows of the index's rows)."""
+        """Channel sums per atom, ``W`` of all the table's rows; for atoms
+        of one row each, None (:func:`_atoms` then reads ``W`` directly)."""
         if self.singletons:
-            # As np.bincount's sums of one row each: 0.0 + w (-0.0 to 0.0).
-            return W + 0.0
+            return None
+        W = W[self.rows]
         out = np.empty((len(self.first), W.shape[1]))
         for k in range(W.shape[1]):
             out[:, k] = np.bincount(self.inverse, weights=W[:, k], minlength=len(self.first))
@@ -554,14 +561,25 @@ def _atoms(problem, index=None):
     base = problem.base
     if index is None:
         index = _AtomIndex(base.X_binned, base.rows, base.n_bins)
-    W_atoms = index.sums(problem.W[base.rows])
+    sums = index.sums(problem.W)
+    source = base.rows[index.first]
     # Number the atoms in the bound's order: ascending mean projected
     # gradient, ties by first row (Algorithm 2 sorts the rows by g_perp):
     # atoms are numbered by first row, and the sort is stable.
-    order = np.argsort(W_atoms[:, kernels.G] / W_atoms[:, kernels.C], kind="stable")
+    if sums is None:  # atoms of one row: that row's channels
+        ratio = problem.W[source, kernels.G] / problem.W[source, kernels.C]
+    else:
+        ratio = sums[:, kernels.G] / sums[:, kernels.C]
+    order = np.argsort(ratio, kind="stable")
     X_atoms = np.empty((len(order), base.X_binned.shape[1]), base.X_binned.dtype, order="F")
-    kernels.take_rows(base.X_binned, base.rows[index.first[order]], X_atoms)
-    return X_atoms, np.ascontiguousarray(W_atoms[order])
+    kernels.take_rows(base.X_binned, source[order], X_atoms)
+    W_atoms = np.empty((len(order), problem.W.shape[1]))
+    if sums is None:
+        # As np.bincount's sum of one row: 0.0 + w (-0.0 becomes 0.0).
+        kernels.take_channel_rows(problem.W, source[order], W_atoms)
+    else:
+        kernels.take_channel_rows(sums, order, W_atoms)
+    return X_atoms, W_atoms
 
 
 def _bound_channels(W):

@@ -298,3 +298,15 @@ def test_root_children_computed_before_the_search_change_nothing(problem, seed, 
     assert (parallel.conditions, parallel.value, parallel.stats) == (
         serial.conditions, serial.value, serial.stats)
     np.testing.assert_array_equal(parallel.rows, serial.rows)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 40), k=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_take_channel_rows_is_numpy_row_indexing_plus_zero(n, k, seed):
+    rng = np.random.default_rng(seed)
+    W = rng.choice([0.0, -0.0, 1.5, -2.0], size=(n, k))
+    rows = rng.integers(0, n, size=rng.integers(0, 2 * n)).astype(np.intp)
+    out = np.empty((len(rows), k))
+    kernels.take_channel_rows(W, rows, out)
+    # Bit for bit: -0.0 becomes 0.0, as in a sum over one row.
+    np.testing.assert_array_equal((W[rows] + 0.0).view(np.int64), out.view(np.int64))
