@@ -515,7 +515,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     n_entries, n_exp, n_order_used, heap_size, counter = 0, 0, 0, 0, 0
     _, table, n_keys, entries, n_entries = _dominated(table, 0, entries, n_entries,
                                                       _key(rows, row_keys), 0, 0)
-    kept, removed, parent_rows = np.empty(m, np.intp), np.empty(m, np.intp), np.empty(m, np.intp)
+    kept, parent_rows = np.empty(m, np.intp), np.empty(m, np.intp)
     tmp_hist = np.empty((n_features, width, W.shape[1]))
     values = np.empty((n_features, 2 * width))
     # A node's refinements, sorted.
@@ -618,11 +618,15 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             hist = hist_pool[n_hist]
             ei[e, HIST_AT] = n_hist
             n_hist += 1
-            n_removed = _load_difference(bit_pool[up], bit_pool[e], removed) if up >= 0 else 0
+            # The removed rows go where a parent's rows are kept between
+            # pops (parent_rows), which must then be loaded again.
+            n_removed = _load_difference(bit_pool[up], bit_pool[e], parent_rows) if up >= 0 else 0
+            loaded = -1
             if up < 0 and root_hist.shape[0] > 0:
                 _copy_hist(root_hist, hist)
             elif up >= 0 and n_removed < n_node:
-                build_channel_histograms_serial(X_binned, removed[:n_removed], W, last, tmp_hist)
+                build_channel_histograms_serial(X_binned, parent_rows[:n_removed], W, last,
+                                                tmp_hist)
                 _subtract(hist_pool[ei[up, HIST_AT]], tmp_hist, last, hist)
             else:
                 build_channel_histograms_serial(X_binned, kept[:n_node], W, last, hist)
