@@ -127,10 +127,14 @@ def complete_objective(G, H, C, n_total, reg_lambda):
     return float(sum(G[k] ** 2 / denominator[k] for k in range(len(G)) if denominator[k] > 0))
 
 
-def best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total, reg_lambda):
-    """Per feature: best (value, op, bin) of a complete head, by explicit masks."""
+def best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total, reg_lambda,
+                           allowed=None):
+    """Per feature: best (value, op, bin) of a complete head, by explicit masks;
+    only the propositions ``allowed[feature, bin, op]`` (all if None)."""
     best = [(-np.inf, -1, -1)] * X_binned.shape[1]
     for condition in candidates(n_bins, is_nominal):
+        if allowed is not None and not allowed[condition[0], condition[2], condition[1]]:
+            continue
         sub = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
         value = complete_objective(g[sub].sum(axis=0), h[sub].sum(axis=0), c[sub].sum(),
                                    n_total, reg_lambda)

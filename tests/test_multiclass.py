@@ -214,6 +214,26 @@ def test_multi_output_scan_matches_naive(problem):
 
 
 @settings(max_examples=100, deadline=None)
+@given(multi_problems(integer_stats=True), st.integers(0, 2**32 - 1))
+def test_multi_output_scan_honours_the_allowed_mask(problem, seed):
+    """Only allowed propositions are chosen; the best of them, exactly."""
+    mask = np.random.default_rng(seed).random(problem.allowed_mask.shape) < 0.5
+    problem.allowed = mask
+    problem.__dict__.pop("allowed_mask", None)
+    hist = _hist(problem, kernels.build_histograms_multi_serial)
+    value, op, bin_ = _scan(problem, kernels.scan_histograms_multi_serial, hist)
+    expected = naive.best_per_feature_multi(problem.X_binned, problem.rows, problem.g, problem.h,
+                                            problem.c, problem.n_bins, problem.is_nominal,
+                                            problem.n_total, problem.reg_lambda, allowed=mask)
+    for j, (v, o, b) in enumerate(expected):
+        if v == -np.inf:
+            assert value[j] == -np.inf and op[j] == -1
+        else:
+            np.testing.assert_allclose(value[j], v, rtol=1e-12)
+            assert (op[j], bin_[j]) == (o, b) and mask[j, b, o]
+
+
+@settings(max_examples=100, deadline=None)
 @given(multi_problems(integer_stats=True))
 def test_greedy_search_of_complete_heads_matches_naive(problem):
     result = greedy_search(problem)
