@@ -28,6 +28,12 @@ winsorised linear basis functions, Friedman and Popescu 2008, Section 5),
 after its rules: ``f(x) = intercept + sum_i w_i q_i(x) + sum_j w_j l_j(x_j)``.
 A missing value contributes 0 to a term (it is read as the training mean).
 
+A model of several outputs (a multi-class model) has one raw score per
+output, ``f_k(x) = intercept_k + sum_i w_ik q_i(x)``: its ``outputs`` name
+them (the class labels), and the intercept and each rule's weight are
+tuples of one float per output (a rule's *complete head*, Rapp et al.
+2023, Section 2.4.2); it prints a weight column per output.
+
 References
 ----------
 .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better short
@@ -38,6 +44,10 @@ References
 .. [3] Friedman, J. H., Popescu, B. E. (2008). Predictive learning via rule
    ensembles. The Annals of Applied Statistics 2(3), 916-954. Section 5
    (linear basis functions).
+.. [4] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the efficient
+   implementation of classification rule learning (BOOMER). Advances in
+   Data Analysis and Classification. Section 2.4.2 (rule heads for several
+   labels).
 """
 
 import json
@@ -519,6 +529,18 @@ class RuleEnsemble:
     >>> print(model)
         +1  (intercept)
       +2.5  if Age <= 19
+
+    Three outputs (the classes of a multi-class model):
+
+    >>> heads = RuleEnsemble((0.0, 0.0, 0.0), (Rule(rule.query, (2.0, -1.0, -1.0)),),
+    ...                      "multinomial", outputs=("child", "adult", "senior"))
+    >>> heads.predict(pd.DataFrame({"Age": [10, 30]})).round(3)
+    array([[0.909, 0.045, 0.045],
+           [0.333, 0.333, 0.333]])
+    >>> print(heads)
+      child  adult  senior
+         +0     +0      +0  (intercept)
+         +2     -1      -1  if Age <= 19
     """
 
     intercept: float
