@@ -121,15 +121,15 @@ def _grow_hists(pool, needed, cap):
     return bigger
 
 
-def _next_expansion_bytes(n_exp, n_hist, hsize, n_order_used, n_ref_max, heap_size, ei,
-                          hist_pool, bit_pool, order_pool, heap, table, entries, max_nodes):
+def _next_expansion_bytes(n_exp, n_hist, n_bits, hsize, n_order_used, n_ref_max, heap_size,
+                          ei, hist_pool, bit_pool, order_pool, heap, table, entries, max_nodes):
     # Bytes of the pools once one more node is materialised and one more
     # expanded, at their largest:
     # its refinements at most n_ref_max; the table of seen extents as it is
     # (it grows at pops, ``_next_pop_bytes``).
     total = _grown(ei.shape[0], n_exp + 1, max_nodes) * (EI_COLUMNS * 8 + 8)  # ei row, bound
     total += _grown(hist_pool.shape[0], n_hist + 1, max_nodes) * hsize * 8
-    total += _grown(bit_pool.shape[0], n_exp + 1, max_nodes) * bit_pool.shape[1] * 8
+    total += _grown(bit_pool.shape[0], n_bits + 1, max_nodes) * bit_pool.shape[1] * 8
     # order and value
     total += _grown(order_pool.shape[0], n_order_used + n_ref_max, _UNLIMITED) * 16
     total += _grown(heap.shape[0], HEAP_FIELDS * (heap_size + 1), _UNLIMITED) * 8
@@ -367,9 +367,18 @@ def _dominated(table, n_keys, entries, n_entries, key, last, cols):
 
 # Columns of the expansion table ``ei``.
 # HIST_AT: the expansion's slot in the histogram pool, -1 until it is
-# expanded; COUNTER: its queue counter, reserved when it was materialised.
-PARENT, FEATURE, OP, BIN, DEPTH, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS, HIST_AT, COUNTER = range(12)
-EI_COLUMNS = 12
+# expanded; COUNTER: its queue counter, reserved when it was materialised;
+# BITS_AT: its row of bit_pool, or -1 - i for row i of pre_bits (a child of
+# the root computed by root_children).
+(PARENT, FEATURE, OP, BIN, DEPTH, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS, HIST_AT, COUNTER,
+ BITS_AT) = range(13)
+EI_COLUMNS = 13
+
+
+def _bits(bit_pool, pre_bits, ei, e):
+    # The row bitset of expansion e.
+    at = ei[e, BITS_AT]
+    return pre_bits[-1 - at] if at < 0 else bit_pool[at]
 
 
 def _grow_table(table, needed, cap):
@@ -530,6 +539,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     n_kept, parent, depth, feature, op, bin_ = m, -1, 0, 0, 0, 0
     cols = 0  # conditions (columns) of the node: what max_depth limits
     n_hist = 0  # expansions whose histograms are built (slots of hist_pool)
+    n_bits = 0  # rows of bit_pool used
     loaded, n_parent = -1, 0  # the expansion whose rows parent_rows[:n_parent] are
     n_real = 0  # queue entries that are refinements (the others: placeholders)
     pre_at = -1  # the popped child's row of pre, or -1
@@ -561,11 +571,13 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
                 n_exp += 1
                 ei = _grow_table(ei, n_exp, max_nodes)
                 bounds = _grow(bounds, n_exp, max_nodes)
-                bit_pool = _grow_table(bit_pool, n_exp, max_nodes)
-                if pre_at >= 0:
-                    _copy(pre_bits[pre_at], bit_pool.shape[1], bit_pool[e], 0)
+                if pre_at >= 0:  # its rows stay in pre_bits
+                    ei[e, BITS_AT] = -1 - pre_at
                 else:
-                    _store_rows(kept, n_kept, bit_pool[e])
+                    bit_pool = _grow_table(bit_pool, n_bits + 1, max_nodes)
+                    _store_rows(kept, n_kept, bit_pool[n_bits])
+                    ei[e, BITS_AT] = n_bits
+                    n_bits += 1
                 ei[e, PARENT] = parent
                 ei[e, DEPTH] = depth
                 ei[e, COLS] = cols
@@ -592,8 +604,8 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
                 stats[BUDGET_EXHAUSTED] = 1
                 break
             finishing = True
-        if _next_expansion_bytes(n_exp, n_hist, hsize, n_order_used, n_features * 2 * width,
-                                 heap_size, ei, hist_pool, bit_pool, order_pool, heap, table,
+        if _next_expansion_bytes(n_exp, n_hist, n_bits, hsize, n_order_used,
+                                 n_features * 2 * width, heap_size, ei, hist_pool, bit_pool, order_pool, heap, table,
                                  entries, max_nodes) > max_bytes:
             stats[BUDGET_EXHAUSTED] = 1
             stats[MEMORY_EXHAUSTED] = 1
@@ -612,7 +624,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             # parent's minus those of the rows its condition removed, when
             # those are fewer (the subtraction trick); tail augmentation:
             # only features >= its last one are ever read.
-            n_node = _load_rows(bit_pool[e], kept)
+            n_node = _load_rows(_bits(bit_pool, pre_bits, ei, e), kept)
             up, last = ei[e, PARENT], (ei[e, FEATURE] if ei[e, DEPTH] > 0 else 0)
             hist_pool = _grow_hists(hist_pool, n_hist + 1, max_nodes)
             hist = hist_pool[n_hist]
@@ -620,7 +632,8 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             n_hist += 1
             # The removed rows go where a parent's rows are kept between
             # pops (parent_rows), which must then be loaded again.
-            n_removed = _load_difference(bit_pool[up], bit_pool[e], parent_rows) if up >= 0 else 0
+            n_removed = 0 if up < 0 else _load_difference(
+                _bits(bit_pool, pre_bits, ei, up), _bits(bit_pool, pre_bits, ei, e), parent_rows)
             loaded = -1
             if up < 0 and root_hist.shape[0] > 0:
                 _copy_hist(root_hist, hist)
@@ -680,7 +693,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             if e != loaded:
                 # Children pop from the same node in runs (at 10^6 rows: the
                 # root's, all of them): its rows are loaded once a run.
-                n_parent = _load_rows(bit_pool[e], parent_rows)
+                n_parent = _load_rows(_bits(bit_pool, pre_bits, ei, e), parent_rows)
                 loaded = e
             n_kept = filter_rows(X_binned, parent_rows[:n_parent], j, op, bin_, n_bins[j], kept)
             key = _key(kept[:n_kept], row_keys)
@@ -741,6 +754,7 @@ _grow_hists = jit_helper(_grow_hists)
 _next_expansion_bytes = jit_helper(_next_expansion_bytes)
 _next_pop_bytes = jit_helper(_next_pop_bytes)
 _grow_table = jit_helper(_grow_table)
+_bits = jit_helper(_bits)
 _key = jit_helper(_key)
 _store_rows = jit_helper(_store_rows)
 _load_rows = jit_helper(_load_rows)

@@ -197,12 +197,14 @@ def test_orthogonal_cap_never_reached_changes_nothing():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(0, 50), st.integers(0, 50), st.integers(1, 4096), st.integers(1, 300),
+@given(st.integers(0, 50), st.integers(0, 50), st.integers(0, 50), st.integers(1, 4096),
+       st.integers(1, 300),
        st.integers(0, 10**5), st.integers(1, 2000), st.integers(0, 60), st.integers(0, 10**5),
        st.lists(st.integers(1, 5000), min_size=6, max_size=6), st.integers(10, 17),
        st.sampled_from([1, 51, 64, 100, 5000, obnb._UNLIMITED]))
-def test_pool_projections_match_numpy(n_exp, n_hist, hsize, n_words, n_order_used, n_ref_max,
-                                      heap_size, n_entries, caps, log_slots, max_nodes):
+def test_pool_projections_match_numpy(n_exp, n_hist, n_bits, hsize, n_words, n_order_used,
+                                      n_ref_max, heap_size, n_entries, caps, log_slots,
+                                      max_nodes):
     """The compiled projections against growing real arrays with ``_grow``
     and a table with ``_rehash``."""
     node_cap = max_nodes
@@ -214,12 +216,12 @@ def test_pool_projections_match_numpy(n_exp, n_hist, hsize, n_words, n_order_use
         np.empty((caps[5], 3), np.int64))
     slots = obnb._empty_table(1 << log_slots)
     table = slots.nbytes
-    got = obnb._next_expansion_bytes(n_exp, n_hist, hsize, n_order_used, n_ref_max, heap_size,
-                                     ei, hist_pool, bit_pool, order_pool, heap, slots, entries,
+    got = obnb._next_expansion_bytes(n_exp, n_hist, n_bits, hsize, n_order_used, n_ref_max,
+                                     heap_size, ei, hist_pool, bit_pool, order_pool, heap, slots, entries,
                                      max_nodes)
     expected = (obnb._grow_table(ei, n_exp + 1, node_cap).shape[0] * (obnb.EI_COLUMNS + 1) * 8
                 + obnb._grow_hists(hist_pool, n_hist + 1, node_cap).nbytes
-                + obnb._grow_table(bit_pool, n_exp + 1, node_cap).nbytes
+                + obnb._grow_table(bit_pool, n_bits + 1, node_cap).nbytes
                 + 2 * obnb._grow(order_pool, n_order_used + n_ref_max, unlimited).nbytes
                 + obnb._grow(heap, obnb.HEAP_FIELDS * (heap_size + 1), unlimited).nbytes
                 + entries.nbytes + table)
