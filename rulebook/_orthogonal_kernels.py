@@ -222,6 +222,30 @@ def _take_channel_rows(W, rows, out):
             out[i, k] = W[r, k] + 0.0
 
 
+def _permute_channel_rows(W, order):
+    # W[i, :] = W_before[order[i], :] + 0.0 in place (order a permutation),
+    # one cycle of the permutation at a time through one row of scratch.
+    n, k = W.shape
+    done = np.zeros(n, np.bool_)
+    first = np.empty(k)
+    for start in range(n):
+        if done[start]:
+            continue
+        for c in range(k):
+            first[c] = W[start, c]
+        i = start
+        while True:
+            done[i] = True
+            j = order[i]
+            if j == start:
+                for c in range(k):
+                    W[i, c] = first[c] + 0.0
+                break
+            for c in range(k):
+                W[i, c] = W[j, c] + 0.0
+            i = j
+
+
 def decode(position, n_bins_j, nominal):
     """``(op, bin)`` of position ``position`` in a feature's ``scan_all`` row."""
     if nominal:
@@ -243,3 +267,4 @@ prefix_values = jit(_prefix_values)
 distinct_rows = jit(_distinct_rows)
 take_rows = jit_parallel(_take_rows)
 take_channel_rows = jit_parallel(_take_channel_rows)
+permute_channel_rows = jit(_permute_channel_rows)

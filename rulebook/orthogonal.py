@@ -46,7 +46,7 @@ from . import _orthogonal_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
 from ._precompile import prepare as prepare_kernels
 from .objectives import OBJECTIVES
-from .search import LearnerRounds, SearchResult
+from .search import LearnerRounds, SearchResult, _every_row
 from .shortening import shortened
 
 SEARCHES = ("greedy", "beam", "branch_and_bound")
@@ -179,7 +179,9 @@ class ChannelProblem:
 
     def value(self, rows):
         """Objective value of the extent ``rows``."""
-        return float(self._snap(kernels._value(self.code, self.W[rows].sum(axis=0),
+        # All rows: W itself, not a copy of it (the same sums, in the same order).
+        W = self.W if _every_row(rows, len(self.W)) else self.W[rows]
+        return float(self._snap(kernels._value(self.code, W.sum(axis=0),
                                                self.base.n_total, float(self.base.reg_lambda),
                                                self.epsilon)))
 
@@ -420,8 +422,8 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limi
     """
     base = problem.base
     rows = base.rows
-    X_atoms, W_atoms = _atoms(problem, atom_index)
     root_value, _ = problem.value(rows), problem._scale
+    X_atoms, W_atoms = _atoms(problem, atom_index, in_place=problem.transient)
     if problem.transient:
         problem.W = None
     channels = _bound_channels(W_atoms)
@@ -544,7 +546,7 @@ def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max
     return root_hist, pre, pre_bound, pre_bits
 
 
-def _atoms(problem, index=None):
+def _atoms(problem, index=None, in_place=False):
     """Rows with equal bins on every feature merged into atoms.
 
     Every extent is a union of atoms and every channel is a sum over rows,
@@ -558,6 +560,10 @@ def _atoms(problem, index=None):
     problem : ChannelProblem
     index : _AtomIndex, optional
         The atoms of ``problem``'s rows, when already known.
+    in_place : bool, default=False
+        When every row is an atom of its own, the atoms' channels may be
+        ``problem.W`` itself, its rows permuted in place (a transient
+        problem's: 100 MB less at 10^6 rows).
 
     Returns
     -------
@@ -580,9 +586,12 @@ def _atoms(problem, index=None):
     order = np.argsort(ratio, kind="stable")
     X_atoms = np.empty((len(order), base.X_binned.shape[1]), base.X_binned.dtype, order="F")
     kernels.take_rows(base.X_binned, source[order], X_atoms)
+    if sums is None and in_place and _every_row(source, len(problem.W)):
+        # As np.bincount's sum of one row: 0.0 + w (-0.0 becomes 0.0).
+        kernels.permute_channel_rows(problem.W, order)
+        return X_atoms, problem.W
     W_atoms = np.empty((len(order), problem.W.shape[1]))
     if sums is None:
-        # As np.bincount's sum of one row: 0.0 + w (-0.0 becomes 0.0).
         kernels.take_channel_rows(problem.W, source[order], W_atoms)
     else:
         kernels.take_channel_rows(sums, order, W_atoms)

@@ -310,3 +310,14 @@ def test_take_channel_rows_is_numpy_row_indexing_plus_zero(n, k, seed):
     kernels.take_channel_rows(W, rows, out)
     # Bit for bit: -0.0 becomes 0.0, as in a sum over one row.
     np.testing.assert_array_equal((W[rows] + 0.0).view(np.int64), out.view(np.int64))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 40), k=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_permute_channel_rows_in_place_is_the_gather(n, k, seed):
+    rng = np.random.default_rng(seed)
+    W = rng.choice([0.0, -0.0, 1.5, -2.0, 3.25], size=(n, k))
+    order = rng.permutation(n).astype(np.intp)
+    expected = W[order] + 0.0
+    kernels.permute_channel_rows(W, order)
+    np.testing.assert_array_equal(expected.view(np.int64), W.view(np.int64))
