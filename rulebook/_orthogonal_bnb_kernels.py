@@ -368,17 +368,27 @@ def _dominated(table, n_keys, entries, n_entries, key, last, cols):
 # Columns of the expansion table ``ei``.
 # HIST_AT: the expansion's slot in the histogram pool, -1 until it is
 # expanded; COUNTER: its queue counter, reserved when it was materialised;
-# BITS_AT: its row of bit_pool, or -1 - i for row i of pre_bits (a child of
-# the root computed by root_children).
+# BITS_AT: its row of bit_pool, or -1 - i for the child of the root in row i
+# of pre (root_children), whose bitset is made only if it is needed
+# (_materialise_bits; at 10^6 rows, 125 kB a child, rarely needed).
 (PARENT, FEATURE, OP, BIN, DEPTH, N_ROWS, ORDER_AT, N_ORDER, NEXT, COLS, HIST_AT, COUNTER,
  BITS_AT) = range(13)
 EI_COLUMNS = 13
 
 
-def _bits(bit_pool, pre_bits, ei, e):
-    # The row bitset of expansion e.
-    at = ei[e, BITS_AT]
-    return pre_bits[-1 - at] if at < 0 else bit_pool[at]
+def _materialise_bits(e, ei, pre, X_binned, rows, n_bins, scratch, bit_pool, n_bits, max_nodes):
+    # Gives expansion e its row bitset if it has none yet (a child of the
+    # root from pre: its rows split off the root's `rows` again, into
+    # `scratch`). Returns (bit_pool, n_bits).
+    if ei[e, BITS_AT] >= 0:
+        return bit_pool, n_bits
+    i = -1 - ei[e, BITS_AT]
+    j = pre[i, 0]
+    n = filter_rows(X_binned, rows, j, pre[i, 1], pre[i, 2], n_bins[j], scratch)
+    bit_pool = _grow_table(bit_pool, n_bits + 1, max_nodes)
+    _store_rows(scratch, n, bit_pool[n_bits])
+    ei[e, BITS_AT] = n_bits
+    return bit_pool, n_bits + 1
 
 
 def _grow_table(table, needed, cap):
@@ -476,7 +486,7 @@ def _conditions(ei, best_parent, feature, op, bin_, best_depth):
 
 def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, code, n_total,
                       reg_lambda, epsilon, scale, root_value, use_bound, max_depth, max_nodes,
-                      row_keys, stats, max_bytes, root_hist, pre, pre_bound, pre_bits):
+                      row_keys, stats, max_bytes, root_hist, pre, pre_bound):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
     #     W (n, K') channels; G, C (n,) float64: W's G and C channels,
     #     contiguous (C of length 0: every row's C is 1), classes (n,) int32 and U (P, K' - 4) float64: the
@@ -495,10 +505,9 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     #     expansion, or the record of a popped child, that could take them
     #     past it (the root is always materialised); root_hist (d, B, K')
     #     float64: the root's histograms (shape (0, 0, 0): built here);
-    #     pre (R, 5) int64, pre_bound (R,) float64, pre_bits (R, words)
-    #     int64: the root's first R refinements in their order, each
-    #     (feature, op, bin, rows, key) with its bound and row bitset
-    #     (root_children; R = 0: none).
+    #     pre (R, 5) int64, pre_bound (R,) float64: the root's first R
+    #     refinements in their order, each (feature, op, bin, rows, key)
+    #     with its bound (root_children; R = 0: none).
     # OUT: stats (N_STATS,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
     #      BUDGET_EXHAUSTED (a node or memory budget stopped the search),
     #      MEMORY_EXHAUSTED (the memory budget did). Returns (best value,
@@ -571,7 +580,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
                 n_exp += 1
                 ei = _grow_table(ei, n_exp, max_nodes)
                 bounds = _grow(bounds, n_exp, max_nodes)
-                if pre_at >= 0:  # its rows stay in pre_bits
+                if pre_at >= 0:  # its bitset only if needed
                     ei[e, BITS_AT] = -1 - pre_at
                 else:
                     bit_pool = _grow_table(bit_pool, n_bits + 1, max_nodes)
@@ -624,7 +633,9 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             # parent's minus those of the rows its condition removed, when
             # those are fewer (the subtraction trick); tail augmentation:
             # only features >= its last one are ever read.
-            n_node = _load_rows(_bits(bit_pool, pre_bits, ei, e), kept)
+            bit_pool, n_bits = _materialise_bits(e, ei, pre, X_binned, rows, n_bins, kept,
+                                                 bit_pool, n_bits, max_nodes)
+            n_node = _load_rows(bit_pool[ei[e, BITS_AT]], kept)
             up, last = ei[e, PARENT], (ei[e, FEATURE] if ei[e, DEPTH] > 0 else 0)
             hist_pool = _grow_hists(hist_pool, n_hist + 1, max_nodes)
             hist = hist_pool[n_hist]
@@ -633,7 +644,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             # The removed rows go where a parent's rows are kept between
             # pops (parent_rows), which must then be loaded again.
             n_removed = 0 if up < 0 else _load_difference(
-                _bits(bit_pool, pre_bits, ei, up), _bits(bit_pool, pre_bits, ei, e), parent_rows)
+                bit_pool[ei[up, BITS_AT]], bit_pool[ei[e, BITS_AT]], parent_rows)
             loaded = -1
             if up < 0 and root_hist.shape[0] > 0:
                 _copy_hist(root_hist, hist)
@@ -693,7 +704,9 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             if e != loaded:
                 # Children pop from the same node in runs (at 10^6 rows: the
                 # root's, all of them): its rows are loaded once a run.
-                n_parent = _load_rows(_bits(bit_pool, pre_bits, ei, e), parent_rows)
+                bit_pool, n_bits = _materialise_bits(e, ei, pre, X_binned, rows, n_bins,
+                                                     parent_rows, bit_pool, n_bits, max_nodes)
+                n_parent = _load_rows(bit_pool[ei[e, BITS_AT]], parent_rows)
                 loaded = e
             n_kept = filter_rows(X_binned, parent_rows[:n_parent], j, op, bin_, n_bins[j], kept)
             key = _key(kept[:n_kept], row_keys)
@@ -718,12 +731,12 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
 
 
 def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, code, scale, use_bound,
-                   row_keys, pre_bound, pre_bits):
+                   row_keys, pre_bound):
     # IN: X_binned (n, d), the root's rows all n rows in the bound's order
     #     (as _branch_and_bound's); pre (R, 5) int64 with (feature, op,
     #     bin) in its first columns; the rest as _branch_and_bound's.
     # OUT: pre[:, 3] the child's row count, pre[:, 4] its key, pre_bound
-    #      its bound (inf without use_bound), pre_bits its rows: what the
+    #      its bound (inf without use_bound): what the
     #      search computes when it pops the child, for R children at once,
     #      one contiguous half of them per thread (each with its own list
     #      of rows).
@@ -737,7 +750,6 @@ def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, code, scale
             n_kept = filter_rows(X_binned, rows, j, pre[i, 1], pre[i, 2], n_bins[j], kept)
             pre[i, 3] = n_kept
             pre[i, 4] = _key(kept[:n_kept], row_keys)
-            _store_rows(kept, n_kept, pre_bits[i])
             pre_bound[i] = np.inf
             if use_bound and n_kept > 1:
                 pre_bound[i] = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code,
@@ -754,7 +766,7 @@ _grow_hists = jit_helper(_grow_hists)
 _next_expansion_bytes = jit_helper(_next_expansion_bytes)
 _next_pop_bytes = jit_helper(_next_pop_bytes)
 _grow_table = jit_helper(_grow_table)
-_bits = jit_helper(_bits)
+_materialise_bits = jit_helper(_materialise_bits)
 _key = jit_helper(_key)
 _store_rows = jit_helper(_store_rows)
 _load_rows = jit_helper(_load_rows)

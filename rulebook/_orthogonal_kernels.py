@@ -167,14 +167,15 @@ def _prefix_values(W, order, epsilon, out):
         out[i] = _orthogonal_value(g_sum, c_sum, parallel_sq, epsilon)
 
 
-def _distinct_rows(bits, classes, first):
+def _distinct_rows(bits, start, classes, first):
     # IN: bits (n, K) int64: rows compared bit for bit (float64 rows viewed
     #     as int64, so that -0.0 and 0.0 differ and every NaN equals itself)
+    #     from column start on (so that the channels' view needs no copy)
     # OUT: classes (n,) int32: the class of each row, numbered by first
     #      occurrence; first (n,) intp: first[c] is class c's first row.
     #      Returns the number of classes. Open addressing on a hash of the
     #      row's words, in a table of at least 2 n slots.
-    n, k = bits.shape
+    n, k = bits.shape[0], bits.shape[1]
     size = 1
     while size < 2 * max(n, 1):
         size *= 2
@@ -182,7 +183,7 @@ def _distinct_rows(bits, classes, first):
     n_classes = 0
     for r in range(n):
         h = np.uint64(1469598103934665603)
-        for j in range(k):
+        for j in range(start, k):
             h = (h ^ np.uint64(bits[r, j])) * np.uint64(1099511628211)
         slot = np.int64(h >> np.uint64(1)) & (size - 1)
         while True:
@@ -194,7 +195,7 @@ def _distinct_rows(bits, classes, first):
                 n_classes += 1
                 break
             same = True
-            for j in range(k):
+            for j in range(start, k):
                 if bits[first[c], j] != bits[r, j]:
                     same = False
                     break

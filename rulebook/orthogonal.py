@@ -472,9 +472,10 @@ class _AtomIndex:
         by_first = np.argsort(first)
         rank = np.empty_like(by_first)
         rank[by_first] = np.arange(len(by_first))
-        self.first = first[by_first]
-        self.inverse = rank[inverse.reshape(-1)]
         self.singletons = len(first) == len(rows)
+        # Atoms of one row each: the first rows are the rows, in order.
+        self.first = np.arange(len(rows)) if self.singletons else first[by_first]
+        self.inverse = None if self.singletons else rank[inverse.reshape(-1)]
 
     def fits(self, problem):
         """Whether the index is of ``problem``'s binned table and rows."""
@@ -513,14 +514,13 @@ def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max
 
     Returns
     -------
-    root_hist, pre, pre_bound, pre_bits
+    root_hist, pre, pre_bound
         The arguments of ``_orthogonal_bnb_kernels.branch_and_bound``;
         empty below :data:`ROOT_CHILDREN_MIN_ATOMS` atoms.
     """
     base, n = problem.base, len(W_atoms)
     if n < ROOT_CHILDREN_MIN_ATOMS:
-        return (np.empty((0, 0, 0)), np.empty((0, 5), np.int64), np.empty(0),
-                np.empty((0, 0), np.int64))
+        return np.empty((0, 0, 0)), np.empty((0, 5), np.int64), np.empty(0)
     width = max(1, int(base.n_bins.max()) + 1)
     root_hist = np.empty((X_atoms.shape[1], width, W_atoms.shape[1]))
     kernels.build_channel_histograms_parallel(X_atoms, np.arange(n), W_atoms, 0, root_hist)
@@ -539,11 +539,9 @@ def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max
         j, position = divmod(int(k), 2 * width)
         pre[i, :3] = problem.condition(j, position)
     pre_bound = np.empty(len(order))
-    pre_bits = np.empty((len(order), (n + 63) // 64), np.int64)
     bnb_kernels.root_children(X_atoms, pre, base.n_bins, *channels, problem.epsilon,
-                              problem.code, problem._scale, use_bound, row_keys, pre_bound,
-                              pre_bits)
-    return root_hist, pre, pre_bound, pre_bits
+                              problem.code, problem._scale, use_bound, row_keys, pre_bound)
+    return root_hist, pre, pre_bound
 
 
 def _atoms(problem, index=None, in_place=False):
@@ -617,13 +615,15 @@ def _bound_channels(W):
     classes : ndarray of shape (n,), int32
     U : ndarray of shape (n_classes, K), float64
     """
-    basis = np.ascontiguousarray(W[:, kernels.FIRST_BASIS_CHANNEL:])
+    W = np.ascontiguousarray(W)
     classes, first = np.empty(len(W), np.int32), np.empty(len(W), np.intp)
-    n_classes = kernels.distinct_rows(basis.view(np.int64), classes, first)
+    n_classes = kernels.distinct_rows(W.view(np.int64), kernels.FIRST_BASIS_CHANNEL, classes,
+                                      first)
     C = W[:, kernels.C]
     # C = 1 on every row (unit weights, atoms of one row) is not read at all.
     C = np.empty(0) if np.all(C == 1.0) else np.ascontiguousarray(C)
-    return np.ascontiguousarray(W[:, kernels.G]), C, classes, basis[first[:n_classes]]
+    U = np.ascontiguousarray(W[first[:n_classes], kernels.FIRST_BASIS_CHANNEL:])
+    return np.ascontiguousarray(W[:, kernels.G]), C, classes, U
 
 
 def _row_codes(X, n_bins):
@@ -765,6 +765,9 @@ class OrthogonalLearner:
 
     name = "orthogonal"
     objective = "orthogonal"
+    # Its searches score channel histograms, never the search problem's
+    # own, so the boosting loop needs no row-major copy of the bins for it.
+    uses_row_major_bins = False
 
     def __post_init__(self):
         if self.strategy not in SEARCHES:

@@ -238,7 +238,13 @@ def test_distinct_rows_groups_rows_equal_bit_for_bit(n, k, seed):
     rows = values[rng.integers(0, len(values), size=(n, k))]
     bits = np.ascontiguousarray(rows).view(np.int64)
     classes, first = np.empty(n, np.int32), np.empty(n, np.intp)
-    n_classes = kernels.distinct_rows(bits, classes, first)
+    n_classes = kernels.distinct_rows(bits, 0, classes, first)
+    # Columns before `start` are not compared.
+    shifted, shifted_first = np.empty(n, np.int32), np.empty(n, np.intp)
+    junk = rng.integers(-9, 9, size=(n, 2))
+    assert kernels.distinct_rows(np.ascontiguousarray(np.column_stack([junk, bits])), 2, shifted,
+                                 shifted_first) == n_classes
+    np.testing.assert_array_equal(shifted, classes)
     _, expected_first, expected = np.unique(bits.reshape(n, k), axis=0, return_index=True,
                                             return_inverse=True)
     assert n_classes == len(expected_first)
