@@ -3,22 +3,16 @@
 ``numpy.searchsorted`` of a column's values in its thresholds did the same
 work: 0.06-0.08 s per column of 10^6 rows on the 2-core test machine, most
 of the binning of a wide table (``benchmarks/bench_scale.py --profile``).
-One binary search is a chain of dependent loads; here the branch-free form
-(Khuong and Morin 2017) advances a block of searches a step at a time, so
-that the processor overlaps them, and blocks run on both cores. Columns
+One binary search is a chain of dependent loads; here a lookup grid over
+the thresholds' range finds a value's few candidate thresholds in one step
+(:func:`_bin_values`), and blocks of rows run on both cores. Columns
 shorter than ``COMPILED_MIN_ROWS`` keep numpy's search.
-
-References
-----------
-.. [1] Khuong, P.-V., Morin, P. (2017). Array layouts for comparison-based
-   searching. ACM Journal of Experimental Algorithmics 22, Section 2.1
-   (branch-free binary search).
 """
 
 import numpy as np
 from numba import prange
 
-from ._config import jit, jit_parallel
+from ._config import jit, jit_helper, jit_parallel
 
 # Rows from which a column is binned by these kernels: below, numpy's
 # searchsorted costs at most a few hundredths of a second a column, less
@@ -30,8 +24,17 @@ COMPILED_MIN_ROWS = 100_000
 PARALLEL_MIN_ROWS = 200_000
 
 
-# Values searched side by side (see _bin_values).
+# Values per thread chunk (see _bin_values).
 CHUNK = 2048
+# Cells of the lookup grid per threshold (see _bin_values).
+CELLS_PER_THRESHOLD = 4
+# A cell holding more thresholds than this is searched by bisection.
+SCAN_MAX = 8
+
+
+def _cell(v, lo, scale, n_cells):
+    # The grid cell of v, clamped to the grid: monotone in v.
+    return min(max(np.int64((v - lo) * scale), 0), n_cells - 1)
 
 
 def _bin_values(values, thresholds, out):
@@ -40,33 +43,49 @@ def _bin_values(values, thresholds, out):
     # OUT: out (n,) uint16: the number of thresholds below each value
     #      (numpy.searchsorted(thresholds, values, side="left")), and
     #      t + 1, the missing bin, for NaN.
-    # One search is a chain of dependent loads and compares, so the chunk's
-    # searches advance one step at a time, all of them, and the processor
-    # overlaps them (the steps' sizes depend on t alone): 4-5x faster than
-    # one search after the other. NaN compares false and ends at bin 0,
-    # then is set apart.
+    # A grid of 4 t equal cells over [thresholds[0], thresholds[-1]] and,
+    # per cell, the thresholds in cells before it (start). The cell of a
+    # value is a monotone function of it (_cell), so the thresholds below
+    # it are those of earlier cells plus those of its own cell below it:
+    # exact, whatever the rounding of the cell. Quantile cuts put about one
+    # threshold in a cell, so a value costs a multiply and a compare or two
+    # instead of a binary search's log2(t) dependent loads (10x faster than
+    # the branch-free search this replaced at 10^6 rows and 254 cuts).
     n, n_t = values.shape[0], thresholds.shape[0]
-    for c in prange((n + CHUNK - 1) // CHUNK):
-        start = c * CHUNK
-        m = min(start + CHUNK, n) - start
-        # Invariant: the thresholds below a value are those before its
-        # base, plus some of the ``size`` from its base on.
-        base = np.zeros(m, np.int64)
-        size = n_t
-        while size > 1:
-            half = size // 2
-            for i in range(m):
-                b = base[i]
-                base[i] = b + half * np.int64(thresholds[b + half] < values[start + i])
-            size -= half
-        for i in range(m):
-            v = values[start + i]
+    lo = thresholds[0] if n_t > 0 else 0.0
+    hi = thresholds[n_t - 1] if n_t > 0 else 0.0
+    n_cells = max(CELLS_PER_THRESHOLD * n_t, 1)
+    scale = n_cells / (hi - lo) if hi > lo else 0.0
+    start = np.zeros(n_cells + 1, np.int64)
+    for k in range(n_t):
+        start[_cell(thresholds[k], lo, scale, n_cells) + 1] += 1
+    for c in range(n_cells):
+        start[c + 1] += start[c]
+    for chunk in prange((n + CHUNK - 1) // CHUNK):
+        for i in range(chunk * CHUNK, min(chunk * CHUNK + CHUNK, n)):
+            v = values[i]
             if np.isnan(v):
-                out[start + i] = n_t + 1
-            elif n_t == 0:
-                out[start + i] = 0
+                out[i] = n_t + 1
+            elif n_t == 0 or v <= lo:
+                out[i] = 0
+            elif v > hi:
+                out[i] = n_t
             else:
-                out[start + i] = base[i] + np.int64(thresholds[base[i]] < v)
+                c = _cell(v, lo, scale, n_cells)
+                a, b = start[c], start[c + 1]
+                if b - a <= SCAN_MAX:
+                    k = a
+                    for j in range(a, b):
+                        k += np.int64(thresholds[j] < v)
+                else:  # lower bound in thresholds[a:b]
+                    while a < b:
+                        mid = (a + b) // 2
+                        if thresholds[mid] < v:
+                            a = mid + 1
+                        else:
+                            b = mid
+                    k = a
+                out[i] = k
 
 
 def _present_values(values, active, out):
@@ -141,6 +160,7 @@ quantile_cuts = jit(_quantile_cuts)
 count_distinct = jit(_count_distinct)
 
 
+_cell = jit_helper(_cell)
 bin_values_serial = jit(_bin_values)
 bin_values_parallel = jit_parallel(_bin_values)
 

@@ -498,3 +498,27 @@ def test_a_tall_table_is_cut_by_the_compiled_kernels_on_threads_alike():
         expected = binning._readable_cuts({0: (cuts, following)})[0]
         np.testing.assert_array_equal(binner.features_[j].thresholds, expected)
         np.testing.assert_array_equal(X_binned[:, j], binning._bin_numeric(block[:, j], expected))
+
+
+@pytest.mark.parametrize("kind", ["lognormal", "ties", "one_threshold", "tiny_range"])
+def test_bin_values_grid_cells_dense_and_degenerate(kind):
+    # The lookup grid's cells are equal in width: a heavy tail packs most
+    # quantile cuts into a few cells (searched by bisection), a tiny range
+    # makes the grid's scale huge; every value equals searchsorted's.
+    from rulebook import _binning_kernels as kernels
+
+    rng = np.random.default_rng(1)
+    values = {"lognormal": np.exp(3 * rng.normal(size=5000)),
+              "ties": rng.integers(0, 5, size=5000).astype(float),
+              "one_threshold": rng.normal(size=5000),
+              "tiny_range": 1.0 + 1e-12 * rng.normal(size=5000)}[kind]
+    cuts = {"one_threshold": np.array([0.25])}.get(
+        kind, np.unique(np.quantile(values, np.linspace(0, 1, 256)[1:-1])))
+    probes = np.concatenate([values, cuts, np.nextafter(cuts, np.inf),
+                             np.nextafter(cuts, -np.inf), [np.nan]])
+    expected = np.searchsorted(cuts, probes, side="left")
+    expected[np.isnan(probes)] = len(cuts) + 1
+    for kernel in (kernels.bin_values_serial, kernels.bin_values_parallel):
+        out = np.empty(len(probes), np.uint16)
+        kernel(probes, cuts, out)
+        np.testing.assert_array_equal(out, expected)
