@@ -247,18 +247,29 @@ def _groups(loss, y, Q, sample_weight):
     bits = Q == 1.0
     if not np.all(bits | (Q == 0.0)):
         return None
+    by_label = name in _BY_LABEL
     codes = bits @ (np.int64(1) << np.arange(t, dtype=np.int64)) if t else np.zeros(n, np.int64)
-    if name in _BY_LABEL:
+    if by_label:
         codes = codes * 2 + (y > 0)
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    if len(first) > n // 4:
+    if (1 << (t + by_label)) <= 4 * n:
+        # Few possible codes: groups numbered by code through a count of
+        # each (one pass; np.unique sorts the n codes).
+        counts = np.bincount(codes, minlength=1 << (t + by_label))
+        present = np.flatnonzero(counts)
+        counts[present] = np.arange(len(present))
+        inverse = counts[codes]
+    else:
+        present, inverse = np.unique(codes, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    if len(present) > n // 4:
         return None
-    inverse = inverse.reshape(-1)
-    weight = np.bincount(inverse, weights=sample_weight, minlength=len(first))
-    target = np.bincount(inverse, weights=sample_weight * y, minlength=len(first))
+    weight = np.bincount(inverse, weights=sample_weight, minlength=len(present))
+    target = np.bincount(inverse, weights=sample_weight * y, minlength=len(present))
     keep = weight > 0
+    patterns = present[keep] >> by_label
+    Q_groups = ((patterns[:, None] >> np.arange(t)) & 1).astype(np.float64)
     # A group of one label: sum(s y) / sum(s) is that label exactly.
-    return (target[keep] / weight[keep], np.ascontiguousarray(Q[first[keep]]), weight[keep])
+    return target[keep] / weight[keep], Q_groups, weight[keep]
 
 
 def _check(y, Q, sample_weight, reg_lambda):
