@@ -28,8 +28,8 @@ it usually lives in a virtualenv of its own (``benchmarks/requirements.txt``,
 
 The child process (the approach of ``bench_memory.py``) loads the table
 (generated once per size by the parent and saved to a temporary .npy file),
-makes an untimed warm-up fit on 5,000 other rows and an untimed prediction
-on 50,000 (so numba's kernels, serial and parallel, are compiled or loaded
+makes an untimed warm-up fit on 200,000 other rows and an untimed
+prediction on them (so numba's kernels, serial and parallel, are compiled or loaded
 from numba's cache, and LightGBM's and BOOMER's libraries are loaded,
 before anything is timed), records its resident memory (*base*), fits
 (timed: *fit s*, the whole ``fit`` call, binning included for all three),
@@ -111,8 +111,16 @@ ROWS = (10_000, 100_000, 1_000_000)
 TEN_MILLION = 10_000_000
 N_FEATURES = 20
 N_RULES = 10
-WARM_FIT_ROWS = 5_000  # x 20 columns: above PARALLEL_MIN_WORK, so the parallel kernels warm up
-WARM_PREDICT_ROWS = 50_000  # x conditions: above PREDICT_MIN_WORK (the parallel predict kernel)
+# Rows of the warm-up fit: above every row threshold of a large fit's
+# kernels (the binning's PARALLEL_MIN_ROWS, 200,000; the row-major bins and
+# root updates, 65,536; the orthogonal search's root children, 65,536), so
+# that all of them are loaded from numba's cache before the timed fit, as
+# the warm-up intends. With 5,000 rows (before session 18) the kernels of
+# tall tables were loaded inside the timed fit: +0.6 s for greedy at 10^6.
+WARM_FIT_ROWS = 200_000
+# x conditions: above PREDICT_MIN_WORK (the parallel predict kernel); the
+# warm-up table has max(this, WARM_FIT_ROWS) rows.
+WARM_PREDICT_ROWS = 50_000
 MIB = 1024.0 * 1024.0
 GIB_MIB = 1024.0
 HERE = Path(__file__).resolve().parent
@@ -221,7 +229,7 @@ def child(config):
     warm_X, warm_y = np.load(config["warm_data"]), np.load(config["warm_target"])
     warm_model, kind = make_fitter(name, threads)
     warm_model.fit(_input(kind, warm_X[:WARM_FIT_ROWS]), _target(name, warm_y[:WARM_FIT_ROWS]))
-    warm_model.predict_proba(_input(kind, warm_X))
+    warm_model.predict_proba(_input(kind, warm_X[:WARM_PREDICT_ROWS]))
     del warm_model, warm_X, warm_y
     data = _input(kind, X)
     if kind != "frame":
@@ -381,7 +389,7 @@ def table(args):
           f"{'fit adds':>10}{'predict s':>11}{'AUC':>7}{'rules':>6}  version", flush=True)
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
-        warm_X, warm_y = make_table(WARM_PREDICT_ROWS, args.seed + 1)
+        warm_X, warm_y = make_table(max(WARM_FIT_ROWS, WARM_PREDICT_ROWS), args.seed + 1)
         warm = {"warm_data": str(Path(tmp) / "warm_X.npy"),
                 "warm_target": str(Path(tmp) / "warm_y.npy")}
         np.save(warm["warm_data"], warm_X)
@@ -641,11 +649,11 @@ def profile(args):
           f"{n_rows} rows x {N_FEATURES} features, n_rules={N_RULES}")
     X, y = make_table(n_rows, args.seed)
     frame = as_frame(X)
-    warm_X, warm_y = make_table(WARM_PREDICT_ROWS, args.seed + 1)
+    warm_X, warm_y = make_table(max(WARM_FIT_ROWS, WARM_PREDICT_ROWS), args.seed + 1)
     for name in args.profile_learners:
         warm, _ = make_fitter(name, args.threads)
         warm.fit(as_frame(warm_X[:WARM_FIT_ROWS]), warm_y[:WARM_FIT_ROWS])
-        warm.predict_proba(as_frame(warm_X))
+        warm.predict_proba(as_frame(warm_X[:WARM_PREDICT_ROWS]))
         model, _ = make_fitter(name, args.threads)
         fit_profile = cProfile.Profile()
         started = time.perf_counter()
