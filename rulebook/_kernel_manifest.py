@@ -7,33 +7,38 @@ callees first.
 """
 
 KERNELS = {'greedy': (('rulebook.objectives:_objective',
-             0.12,
+             0.06,
              (),
              ('(int64, float64, float64, float64, float64, float64)',)),
             ('rulebook._search_kernels:build_histograms_serial',
-             0.39,
+             0.21,
              (),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
               "Array(float64, 3, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:scan_histograms_serial',
-             1.33,
+             0.62,
              ('rulebook.objectives:_objective',),
              ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', False, "
               "aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
               'False, aligned=True))',)),
-            ('rulebook._search_kernels:_satisfies', 0.08, (), ('(uint16, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_bounds', 0.02, (), ('(int64, int64, int64)',)),
+            ('rulebook._search_kernels:_inside',
+             0.02,
+             (),
+             ('(uint16, int64, int64, int64, int64, int64)',)),
             ('rulebook._search_kernels:split_rows',
-             0.28,
-             ('rulebook._search_kernels:_satisfies',),
+             0.11,
+             ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
+            ('rulebook._search_kernels:_satisfies', 0.03, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:_outside_rows',
-             0.33,
+             0.14,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
               "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -41,13 +46,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
               "'C', False, aligned=True), int64)",)),
             ('rulebook._search_kernels:filter_rows',
-             0.25,
-             ('rulebook._search_kernels:_satisfies',),
+             0.1,
+             ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:greedy_cover',
-             2.46,
+             0.97,
              ('rulebook._search_kernels:_outside_rows',
               'rulebook._search_kernels:_satisfies',
               'rulebook._search_kernels:filter_rows'),
@@ -59,7 +64,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:redundant',
-             0.5,
+             0.17,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
@@ -67,129 +72,133 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
  'optimal': (('rulebook.objectives:_objective',
-              0.19,
+              0.06,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.62,
+              0.21,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              1.98,
+              0.62,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.09, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_bounds', 0.02, (), ('(int64, int64, int64)',)),
+             ('rulebook._search_kernels:_inside',
+              0.02,
+              (),
+              ('(uint16, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.31,
-              ('rulebook._search_kernels:_satisfies',),
+              0.11,
+              ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.45,
+              0.15,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.79,
+              0.23,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._pair_kernels:column_sums',
-              0.34,
+              0.1,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.62,
+              0.2,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.04, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.01, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:best_interval',
-              0.95,
+              0.28,
               ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.19,
+              0.06,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.28,
+              0.1,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.29,
+              0.1,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.91,
+              0.29,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.29,
+              0.1,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              1.05,
+              0.37,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              0.81,
+              0.3,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.09,
+              0.03,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.35,
+              0.11,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:_members_c',
-              0.13,
+              0.05,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.19,
+              0.07,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_split',
-              0.55,
+              0.19,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              2.38,
+              0.74,
               ('rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
@@ -205,13 +214,14 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
                "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.3,
-              ('rulebook._search_kernels:_satisfies',),
+              0.1,
+              ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
+             ('rulebook._search_kernels:_satisfies', 0.03, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:_outside_rows',
-              0.24,
+              0.15,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -219,7 +229,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:greedy_cover',
-              2.2,
+              1.09,
               ('rulebook._search_kernels:_outside_rows',
                'rulebook._search_kernels:_satisfies',
                'rulebook._search_kernels:filter_rows'),
@@ -231,7 +241,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:redundant',
-              0.43,
+              0.18,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -239,158 +249,191 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                "Array(bool, 1, 'C', False, aligned=True))",))),
  'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
-                 0.1,
+                 0.05,
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.1,
+                 0.05,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.17,
+                 0.09,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.33, (), ('(int64,)',)),
+                ('rulebook._orthogonal_kernels:take_rows',
+                 0.32,
+                 (),
+                 ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "aligned=True), Array(uint16, 2, 'F', False, aligned=True))",)),
+                ('rulebook._orthogonal_kernels:take_channel_rows',
+                 0.33,
+                 (),
+                 ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "aligned=True), Array(float64, 2, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_kernels:distinct_rows',
+                 0.43,
+                 (),
+                 ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int32, 1, 'C', False, "
+                  "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.09, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
-                 0.08,
+                 0.05,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.15,
+                 0.08,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_grown', 0.11, (), ('(int64, int64, int64)',)),
+                ('rulebook._orthogonal_bnb_kernels:_grown', 0.06, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.25,
+                 0.14,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
-                 0.22,
+                 0.11,
                  ('rulebook._orthogonal_bnb_kernels:_empty_table',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.42,
+                 0.21,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.19,
+                 0.09,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
                   "(Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', "
                   'False, aligned=True), int64)')),
-                ('rulebook._orthogonal_kernels:prefix_values',
-                 0.62,
-                 ('rulebook._orthogonal_kernels:_orthogonal_value',),
-                 ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), float64, Array(float64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_snap',
-                 0.08,
+                 0.03,
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.58,
+                 0.26,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
-                  'rulebook._orthogonal_kernels:prefix_values'),
-                 ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  'aligned=True), float64, int64, float64)',)),
+                  'rulebook._orthogonal_kernels:_orthogonal_value'),
+                 ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+                  "aligned=True), Array(int32, 1, 'C', False, aligned=True), Array(float64, 2, "
+                  "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64, "
+                  'int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.44,
+                 0.21,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
-                ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.3,
-                 ('rulebook._orthogonal_bnb_kernels:_grown',),
-                 ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
-                ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.57,
-                 (),
-                 ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
-                  "Array(float64, 3, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.15,
-                 (),
-                 ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
-                  "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_kernels:scan_all_serial',
-                 0.74,
-                 ('rulebook._orthogonal_kernels:_value',),
-                 ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
-                  "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.93,
-                 (),
-                 ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
-                  "1, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_bnb_kernels:_refinement_order',
-                 0.48,
-                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                  'rulebook._orthogonal_bnb_kernels:_snap'),
-                 ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
-                  "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-                  'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_store_rows',
-                 0.12,
+                 0.05,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.14,
+                 0.07,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
-                 0.12,
+                 0.06,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.11,
+                 0.06,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.11,
+                 0.06,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
-                 ("(int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
-                  "Array(float64, 4, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
-                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, "
-                  "'C', False, aligned=True), Array(int64, 2, 'C', False, aligned=True), "
-                  "Array(int64, 2, 'C', False, aligned=True), int64)",)),
+                 ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
+                  "aligned=True), Array(float64, 4, 'C', False, aligned=True), Array(int64, 2, "
+                  "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
+                  "Array(float64, 1, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
+                  "aligned=True), Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_pop',
-                 0.16,
+                 0.09,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_decode', 0.06, (), ('(int64, int64, bool)',)),
+                ('rulebook._search_kernels:_bounds', 0.02, (), ('(int64, int64, int64)',)),
+                ('rulebook._search_kernels:_inside',
+                 0.02,
+                 (),
+                 ('(uint16, int64, int64, int64, int64, int64)',)),
+                ('rulebook._search_kernels:filter_rows',
+                 0.16,
+                 ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
+                 ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
+                  'aligned=True))',)),
+                ('rulebook._orthogonal_bnb_kernels:_materialise_bits',
+                 0.17,
+                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
+                  'rulebook._orthogonal_bnb_kernels:_store_rows',
+                  'rulebook._search_kernels:filter_rows'),
+                 ("(int64, Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
+                  "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
+                  "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
+                  "1, 'C', False, aligned=True), Array(int64, 2, 'C', False, aligned=True), int64, "
+                  'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_load_rows',
-                 0.11,
+                 0.08,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
-                ('rulebook._search_kernels:_satisfies',
-                 0.1,
+                ('rulebook._orthogonal_bnb_kernels:_grow_hists',
+                 0.14,
+                 ('rulebook._orthogonal_bnb_kernels:_grown',),
+                 ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
+                ('rulebook._orthogonal_bnb_kernels:_load_difference',
+                 0.06,
                  (),
-                 ('(uint16, int64, int64, int64)',)),
-                ('rulebook._search_kernels:split_rows',
-                 0.2,
-                 ('rulebook._search_kernels:_satisfies',),
-                 ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
+                 ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_bnb_kernels:_copy_hist',
+                 0.06,
+                 (),
+                 ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
+                  'aligned=True))',)),
+                ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
+                 0.29,
+                 (),
+                 ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
+                  "Array(float64, 3, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_bnb_kernels:_subtract',
+                 0.08,
+                 (),
+                 ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
+                  "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_kernels:scan_all_serial',
+                 0.43,
+                 ('rulebook._orthogonal_kernels:_value',),
+                 ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
+                  "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
+                 0.31,
+                 (),
+                 ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+                  "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
+                  "1, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_bnb_kernels:_refinement_order',
+                 0.26,
+                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
+                  'rulebook._orthogonal_bnb_kernels:_snap'),
+                 ("(Array(float64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
+                  "float64, Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
+                  'False, aligned=True))',)),
+                ('rulebook._orthogonal_bnb_kernels:_decode', 0.04, (), ('(int64, int64, bool)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.11,
+                 0.05,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 4, "
                   "'C', False, aligned=True), Array(int64, 2, 'C', False, aligned=True), "
@@ -398,14 +441,15 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.42,
+                 0.09,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 6.17,
+                 3.14,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
+                  'rulebook._orthogonal_bnb_kernels:_copy_hist',
                   'rulebook._orthogonal_bnb_kernels:_decode',
                   'rulebook._orthogonal_bnb_kernels:_dominated',
                   'rulebook._orthogonal_bnb_kernels:_empty_table',
@@ -415,7 +459,9 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   'rulebook._orthogonal_bnb_kernels:_heap_pop',
                   'rulebook._orthogonal_bnb_kernels:_heap_push',
                   'rulebook._orthogonal_bnb_kernels:_key',
+                  'rulebook._orthogonal_bnb_kernels:_load_difference',
                   'rulebook._orthogonal_bnb_kernels:_load_rows',
+                  'rulebook._orthogonal_bnb_kernels:_materialise_bits',
                   'rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
                   'rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
                   'rulebook._orthogonal_bnb_kernels:_prefix_bound',
@@ -424,21 +470,23 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   'rulebook._orthogonal_bnb_kernels:_subtract',
                   'rulebook._orthogonal_kernels:build_channel_histograms_serial',
                   'rulebook._orthogonal_kernels:scan_all_serial',
-                  'rulebook._search_kernels:split_rows'),
+                  'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, "
-                  "'C', False, aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, "
-                  'float64, float64, float64, float64, float64, bool, int64, int64, Array(int64, '
-                  "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
-                  'int64)',)),
-                ('rulebook._search_kernels:filter_rows',
-                 0.21,
-                 ('rulebook._search_kernels:_satisfies',),
-                 ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
-                  "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
+                  "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, "
+                  "'C', False, aligned=True), Array(float64, 1, 'C', False, aligned=True), "
+                  "Array(int32, 1, 'C', False, aligned=True), Array(float64, 2, 'C', False, "
+                  "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
+                  'False, aligned=True), int64, float64, float64, float64, float64, float64, bool, '
+                  "int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
+                  "False, aligned=True), int64, Array(float64, 3, 'C', False, aligned=True), "
+                  "Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   'aligned=True))',)),
+                ('rulebook._search_kernels:_satisfies',
+                 0.03,
+                 (),
+                 ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:_outside_rows',
-                 0.19,
+                 0.1,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                   "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -446,7 +494,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   "Array(int64, 1, 'C', False, aligned=True), int64)",)),
                 ('rulebook._search_kernels:greedy_cover',
-                 1.54,
+                 0.93,
                  ('rulebook._search_kernels:_outside_rows',
                   'rulebook._search_kernels:_satisfies',
                   'rulebook._search_kernels:filter_rows'),
@@ -458,10 +506,15 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), int64, Array(int64, 2, 'C', False, aligned=True), Array(int64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._search_kernels:redundant',
-                 0.31,
+                 0.18,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
                   "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
-                  "Array(bool, 1, 'C', False, aligned=True))",)))}
+                  "Array(bool, 1, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_kernels:permute_channel_rows',
+                 0.31,
+                 (),
+                 ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+                  'aligned=True))',)))}
