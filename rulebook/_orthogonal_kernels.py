@@ -99,6 +99,30 @@ def _build_channel_histograms(X_binned, rows, W, first, hist):
                 hist[j, b, k] += W[r, k]
 
 
+def _build_all_channel_histograms(X_binned, W, hist):
+    # The histograms of all rows (0..n-1) of every feature: what
+    # _build_channel_histograms gives for rows = arange(n), first = 0, to
+    # the bit (each bin sums its rows in ascending order either way), with
+    # a thread per half of the features, each reading a row's channels once
+    # for all its features (the per-feature form reads all channels once a
+    # feature: 20 passes over 110 MB at 10^6 rows and 14 channels).
+    n, n_features = X_binned.shape
+    n_channels = W.shape[1]
+    for j in range(n_features):
+        for b in range(hist.shape[1]):
+            for k in range(n_channels):
+                hist[j, b, k] = 0.0
+    n_groups = 2
+    for group in prange(n_groups):
+        start = group * n_features // n_groups
+        stop = (group + 1) * n_features // n_groups
+        for r in range(n):
+            for j in range(start, stop):
+                b = X_binned[r, j]
+                for k in range(n_channels):
+                    hist[j, b, k] += W[r, k]
+
+
 def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilon, max_count,
               out):
     # IN: hist (d, B, K'); n_bins (d,) int64; is_nominal (d,) bool; first
@@ -262,6 +286,7 @@ _orthogonal_value = jit(_orthogonal_value)
 _value = jit(_value)
 build_channel_histograms_serial = jit(_build_channel_histograms)
 build_channel_histograms_parallel = jit_parallel(_build_channel_histograms)
+build_all_channel_histograms = jit_parallel(_build_all_channel_histograms)
 scan_all_serial = jit(_scan_all)
 scan_all_parallel = jit_parallel(_scan_all)
 prefix_values = jit(_prefix_values)

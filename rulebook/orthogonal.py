@@ -523,7 +523,7 @@ def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max
         return np.empty((0, 0, 0)), np.empty((0, 5), np.int64), np.empty(0)
     width = max(1, int(base.n_bins.max()) + 1)
     root_hist = np.empty((X_atoms.shape[1], width, W_atoms.shape[1]))
-    kernels.build_channel_histograms_parallel(X_atoms, np.arange(n), W_atoms, 0, root_hist)
+    kernels.build_all_channel_histograms(X_atoms, W_atoms, root_hist)
     values = np.empty((X_atoms.shape[1], 2 * width))
     kernels.scan_all_parallel(root_hist, base.n_bins, base.is_nominal, 0, problem.code,
                               base.n_total, float(base.reg_lambda), problem.epsilon,

@@ -327,3 +327,15 @@ def test_permute_channel_rows_in_place_is_the_gather(n, k, seed):
     expected = W[order] + 0.0
     kernels.permute_channel_rows(W, order)
     np.testing.assert_array_equal(expected.view(np.int64), W.view(np.int64))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 60), d=st.integers(1, 5), k=st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_all_row_histograms_equal_the_per_feature_build(n, d, k, seed):
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.integers(0, 6, size=(n, d)).astype(np.uint16))
+    W = rng.normal(size=(n, k))
+    expected, got = np.empty((d, 7, k)), np.empty((d, 7, k))
+    kernels.build_channel_histograms_serial(X, np.arange(n), W, 0, expected)
+    kernels.build_all_channel_histograms(X, W, got)
+    np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
