@@ -165,20 +165,10 @@ def _store_rows(rows, n, bits):
 
 
 def _load_rows(bits, out):
-    # out[:k] = the rows of the set, ascending; returns k. Reads bit b of a
-    # word as (word >> b) & 1: right for the sign bit too.
+    # out[:k] = the rows of the set, ascending; returns k.
     k = 0
     for w in range(bits.shape[0]):
-        word = bits[w]
-        if word == -1:  # all 64 rows (most words of a large extent)
-            for b in range(64):
-                out[k + b] = w * 64 + b
-            k += 64
-        elif word != 0:
-            for b in range(64):
-                if (word >> b) & 1:
-                    out[k] = w * 64 + b
-                    k += 1
+        k = _emit_rows(bits[w], w, out, k)
     return k
 
 
@@ -187,12 +177,22 @@ def _load_difference(bits, minus, out):
     # returns k.
     k = 0
     for w in range(bits.shape[0]):
-        word = bits[w] & ~minus[w]
-        if word != 0:
-            for b in range(64):
-                if (word >> b) & 1:
-                    out[k] = w * 64 + b
-                    k += 1
+        k = _emit_rows(bits[w] & ~minus[w], w, out, k)
+    return k
+
+
+def _emit_rows(word, w, out, k):
+    # out[k:] = the rows of word w's set bits, ascending; returns the new k.
+    # Reads bit b as (word >> b) & 1: right for the sign bit too.
+    if word == -1:  # all 64 rows (most words of a large extent)
+        for b in range(64):
+            out[k + b] = w * 64 + b
+        return k + 64
+    if word != 0:
+        for b in range(64):
+            if (word >> b) & 1:
+                out[k] = w * 64 + b
+                k += 1
     return k
 
 
@@ -769,6 +769,7 @@ _grow_table = jit_helper(_grow_table)
 _materialise_bits = jit_helper(_materialise_bits)
 _key = jit_helper(_key)
 _store_rows = jit_helper(_store_rows)
+_emit_rows = jit_helper(_emit_rows)
 _load_rows = jit_helper(_load_rows)
 _load_difference = jit_helper(_load_difference)
 _prefix_bound = jit_helper(_prefix_bound)

@@ -240,6 +240,7 @@ def test_pool_projections_match_numpy(n_exp, n_hist, n_bits, hsize, n_words, n_o
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 300), max_size=120, unique=True), st.integers(0, 3))
 @example([0, 63, 64, 127, 300], 0)
+@example(list(range(64, 200)), 1)  # full words: read 64 rows at once
 def test_an_extent_kept_as_a_bitset_comes_back_ascending(rows, extra_words):
     """Expansions keep their rows as bitsets (``_store_rows`` / ``_load_rows``):
     the same rows come back, ascending, whatever stood in the words before;
@@ -251,6 +252,22 @@ def test_an_extent_kept_as_a_bitset_comes_back_ascending(rows, extra_words):
     out = np.full(n_words * 64, -7, np.intp)
     k = obnb._load_rows(bits, out)
     np.testing.assert_array_equal(out[:k], rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 300), max_size=200, unique=True),
+       st.lists(st.integers(0, 300), max_size=200, unique=True))
+@example(list(range(256)), list(range(64, 128)))
+def test_the_difference_of_two_bitsets_is_numpys(rows, minus):
+    # _load_difference: the rows of one extent not in another (a node's
+    # rows its parent's condition removed), ascending.
+    n_words = 301 // 64 + 1
+    bits, other = np.zeros(n_words, np.int64), np.zeros(n_words, np.int64)
+    obnb._store_rows(np.array(sorted(rows), np.intp), len(rows), bits)
+    obnb._store_rows(np.array(sorted(minus), np.intp), len(minus), other)
+    out = np.full(n_words * 64, -7, np.intp)
+    k = obnb._load_difference(bits, other, out)
+    np.testing.assert_array_equal(out[:k], np.setdiff1d(rows, minus))
 
 
 @pytest.mark.parametrize("size, needed, cap, expected", [
