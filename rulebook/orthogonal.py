@@ -703,22 +703,21 @@ class OrthogonalLearner:
         certified, as in the optimal learner with a time limit.
     memory_limit : float > 0 or None, default=1024
         Most mebibytes (2^20 bytes) of a round's growing search state in
-        ``strategy="branch_and_bound"``: per expanded node its rows (8
-        bytes per atom), its channel histograms (8 bytes per bin, channel
-        and column) and its sorted refinements, plus the queue and the
-        table of extents seen. None: no cap. The search stops, as at
-        ``max_nodes``, before an expansion (counted with the root's rows
-        and every refinement a node can have) or the record of a popped
-        query that could take them past it, and returns the best query
-        found (``history_["memory_exhausted"]``). The histograms dominate
-        (about 0.8 MB per node on 30 columns of 255 bins late in a fit,
-        whatever the rows); the per-node pools grow by doubling up to
-        ``max_nodes`` nodes, no further. With the default ``max_nodes``
-        even 256 MiB stopped none of the 10 default rounds on breast
-        cancer (569 rows) nor on 10^5 rows x 30 columns; the default
-        leaves room for larger tables and longer budgets. Peak resident
-        memory of a default fit at 10^5 x 30: about 0.9 GiB
-        (``benchmarks/bench_memory.py``).
+        ``strategy="branch_and_bound"``: per node its rows (a bitset, one
+        bit per atom), per node whose refinements were scanned its channel
+        histograms (8 bytes per bin, channel and column) and its sorted
+        refinements, plus the queue and the table of extents seen. None:
+        no cap. The search stops, as at ``max_nodes``, before an expansion
+        (counted with the root's rows and every refinement a node can have)
+        or the record of a popped query that could take them past it, and
+        returns the best query found (``history_["memory_exhausted"]``).
+        Only nodes whose first refinement comes up are scanned (most are
+        not: at 10^6 rows, the root alone in most rounds), so the
+        histograms (about 0.8 MB per scanned node on 30 columns of 255
+        bins late in a fit) take far less than ``max_nodes`` of them; the
+        pools grow by doubling up to ``max_nodes`` nodes, no further. Peak
+        resident memory of a default fit at 10^6 rows x 20 columns: under
+        1 GiB, the table included (``benchmarks/bench_scale.py``).
 
     Raises
     ------
