@@ -141,8 +141,7 @@ def fit_boosting(setup):
         if (progress <= _STOP_TOLERANCE * gradient_scale or not result.value > 0
                 or not result.conditions):
             warnings.warn(
-                f"boosting stopped after {t - 1} rules: no query reduces the loss "
-                "(the training data is fitted as well as rules can fit it).",
+                f"boosting stopped after {t - 1} rules: {_stop_reason(result)}.",
                 UserWarning,
                 stacklevel=4,  # the line that called the estimator's fit
             )
@@ -231,6 +230,17 @@ def fit_base(setup):
     fit = corrective_weights(loss, y, B, weights, setup.reg_lambda,
                              start=(intercept, np.zeros(B.shape[1])))
     return fit.intercept, fit.weights, fit.intercept + B @ fit.weights
+
+
+def _stop_reason(result):
+    """Why a round found no rule, for the warning that ends the fit."""
+    if not result.conditions and result.stats.get("memory_exhausted"):
+        # Not the data's doing: the search was stopped before it scored a
+        # single refinement (a memory_limit too small for the root's).
+        return ("the learner's memory_limit stopped its search before it found a query; "
+                "raise the learner's memory_limit (or set it to None)")
+    return ("no query reduces the loss (the training data is fitted as well as rules can "
+            "fit it)")
 
 
 def _model_stats(intercept, rules, update):

@@ -302,3 +302,15 @@ def test_orthogonal_learner_reports_the_memory_stop():
     model = RuleBoostingRegressor(n_rules=2, learner=OrthogonalLearner(memory_limit=0.25),
                                   verbose=0).fit(X, y)
     assert model.history_["memory_exhausted"].any()
+
+
+def test_a_memory_limit_too_small_for_any_query_says_so():
+    # Too small for the root's first scan: no rule, and the warning names
+    # the memory limit instead of saying that no query reduces the loss.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
+    y = 2.0 * (X["a"] > 0) + X["b"] + rng.normal(size=300)
+    with pytest.warns(UserWarning, match="memory_limit stopped its search") as record:
+        RuleBoostingRegressor(n_rules=2, learner=OrthogonalLearner(memory_limit=0.03),
+                              verbose=0).fit(X, y)
+    assert not any("no query reduces the loss" in str(w.message) for w in record)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .._progress import check_interrupt
 from .._validation import user_stacklevel
-from ..boosting import _STOP_TOLERANCE
+from ..boosting import _STOP_TOLERANCE, _stop_reason
 from ..greedy import greedy_search
 from ..losses import newton_rule_weight
 from ..objectives import search_code, second_order_weight
@@ -173,10 +173,8 @@ def fit_boosting(setup):
             raw, gh, problem, result = _shift_intercept(fit, problem, raw, gh, result)
         G, H, C = problem.sums(result.rows)
         if abs(G) <= _STOP_TOLERANCE * gradient_scale or not result.value > 0 or not result.conditions:
-            warnings.warn(
-                f"boosting stopped after {t - 1} rules: no query reduces the loss "
-                "(the training data is fitted as well as rules can fit it).",
-                UserWarning, stacklevel=user_stacklevel())
+            warnings.warn(f"boosting stopped after {t - 1} rules: {_stop_reason(result)}.",
+                          UserWarning, stacklevel=user_stacklevel())
             break
         query = Query(tuple(setup.binner.proposition(*c) for c in result.conditions))
         coverage = C / fit.total_weight
