@@ -88,10 +88,18 @@ def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, m
     n_total = c[rows].sum()
     value = float(objective_value(NAMES[objective], g[rows].sum(), h[rows].sum(),
                                   c[rows].sum(), n_total, reg_lambda))
+    return _refine_greedily(
+        X_binned, rows, value, n_bins, max_len,
+        lambda rows: best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective,
+                                      n_total, reg_lambda))
+
+
+def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of):
+    """The greedy loop of :func:`greedy` and :func:`greedy_multi`:
+    ``best_of(rows)`` gives each feature's best (value, op, bin)."""
     conditions = []
     while len(rows) > 1:
-        best = best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective,
-                                n_total, reg_lambda)
+        best = best_of(rows)
         used = {cond[0] for cond in conditions}
         if max_len and len(used) >= max_len:
             # At the limit, only the columns used so far (max_len counts columns).
@@ -149,21 +157,10 @@ def greedy_multi(X_binned, rows, g, h, c, n_bins, is_nominal, reg_lambda, max_le
     n_total = c[rows].sum()
     value = complete_objective(g[rows].sum(axis=0), h[rows].sum(axis=0), c[rows].sum(),
                                n_total, reg_lambda)
-    conditions = []
-    while len(rows) > 1:
-        best = best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total,
-                                      reg_lambda)
-        used = {cond[0] for cond in conditions}
-        if max_len and len(used) >= max_len:
-            best = [b if j in used else (-np.inf,) + tuple(b[1:]) for j, b in enumerate(best)]
-        j = int(np.argmax([b[0] for b in best]))
-        if not best[j][0] > value:
-            break
-        condition = (j, best[j][1], best[j][2])
-        conditions.append(condition)
-        rows = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
-        value = best[j][0]
-    return tuple(conditions), value, rows
+    return _refine_greedily(
+        X_binned, rows, value, n_bins, max_len,
+        lambda rows: best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal,
+                                            n_total, reg_lambda))
 
 
 # -- orthogonal objective (rulebook._orthogonal_kernels) ----------------------
