@@ -103,10 +103,10 @@ def check_single_output(model, what):
     outputs = getattr(ensemble, "outputs", None)
     if outputs is not None:
         raise NotImplementedError(
-            f"{what} shows models of one output; this one has {len(outputs)} (a multi-class "
-            f"model), which {what} cannot show yet. Its rules with a weight per class are in "
-            "print(ensemble), ensemble.to_frame() and the HTML repr; its predictions in "
-            "predict_proba and staged_predict_proba.")
+            f"{what} shows models of one output; this one has {len(outputs)} (a multi-class, "
+            f"multi-label or multi-output model), which {what} cannot show yet. Its rules with a "
+            "weight per output are in print(ensemble), ensemble.to_frame() and the HTML repr; "
+            "its predictions in predict (predict_proba) and staged_predict.")
 
 
 def used_columns(ensemble):

@@ -508,6 +508,10 @@ def _terms_chip(ensemble):
 
 def _task(estimator):
     classes = getattr(estimator, "classes_", None)
+    outputs = estimator.ensemble_.outputs
+    if outputs is not None and estimator.ensemble_.loss != "multinomial":
+        return (f"multi-label classification, {len(outputs)} labels" if classes is not None
+                else f"multi-output regression, {len(outputs)} outputs")
     if classes is not None and len(classes) > 2:
         return f"classification, {len(classes)} classes"
     if classes is not None:

@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._fitted_views import _Explained, _Staged
+from ._output_targets import check_indicator_matrix, check_output_matrix, is_matrix_target
 from ._predict import _column, column_values
 from ._progress import INTERRUPTED, interrupts_kept, is_interrupt, round_bar
 from ._validation import (
@@ -32,7 +33,7 @@ from .boosting import BoostingSetup, fit_boosting
 from .greedy import GreedyLearner
 from .learners import resolve_learner
 from .linear_terms import LinearTerm
-from .losses import get_loss
+from .losses import OutputWiseLoss, get_loss
 from .optimal import OptimalLearner
 from .paper_propositions import (
     _allowed_of,
@@ -312,9 +313,9 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        y_encoded = self._encode_target(y, len(frame))
+        y_encoded, outputs, loss_name = self._encode_targets(y, len(frame))
         weights = check_sample_weight(sample_weight, len(frame))
-        if hasattr(self, "classes_"):  # set by the classifier's _encode_target
+        if _of_classes(loss_name, outputs):  # every class needs rows of positive weight
             check_weighted_classes(y_encoded, weights, self.classes_)
         cut_points, specs = self.cut_points, None
         if self.propositions is not None:
@@ -329,8 +330,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         allowed = None if specs is None else _allowed_of(binner, specs)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)
-        if y_encoded.ndim == 2:
-            self._check_multi_output(learner, objective, weight_update, y_encoded.shape[1])
+        if outputs is not None:
+            self._check_multi_output(learner, objective, weight_update, outputs, loss_name)
         if allowed is not None and not _honours_allowed(learner, objective):
             raise ValueError("propositions is supported by the greedy and optimal learners with "
                              "the standard objectives; got learner="
@@ -340,7 +341,7 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             intercept, rules, history, base_weights = fit_boosting(BoostingSetup(
                 X_binned=X_binned, binner=binner if allowed is None else _PaperBinner(binner),
                 y=y_encoded, sample_weight=weights,
-                loss=get_loss(self._loss_name_), learner=learner,
+                loss=_loop_loss(loss_name, outputs), learner=learner,
                 objective=objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self._max_rule_length() or 0,
                 progress=progress, weight_update=weight_update, allowed=allowed,
@@ -351,8 +352,7 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         self._categories = {f.name: frozenset(f.categories) for f in binner.features_ if f.kind == NOMINAL}
         self._fit_columns = fit_columns(X)
         by_name = isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_")
-        outputs = tuple(self.classes_.tolist()) if y_encoded.ndim == 2 else None
-        self.ensemble_ = RuleEnsemble(intercept, tuple(rules), self._loss_name_,
+        self.ensemble_ = RuleEnsemble(intercept, tuple(rules), loss_name,
                                       tuple(f.name for f in binner.features_), by_name, terms,
                                       outputs)
         self.history_ = history
@@ -365,7 +365,27 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         for name in ("_feature_kinds", "_categories", "_fit_columns"):
             self.__dict__.pop(name, None)
 
-    def _check_multi_output(self, learner, objective, weight_update, n_outputs):
+    def _encode_targets(self, y, n_rows):
+        """``(y, outputs, loss)``: the target as the loop reads it, the names of
+        its outputs (None for one) and the name of the model's loss."""
+        return self._encode_target(y, n_rows), None, self._loss_name_
+
+    def _fits_several_outputs(self):
+        """Whether these parameters fit targets of several outputs (see
+        :meth:`_check_multi_output`)."""
+        # Only this fit does: the Dask estimators, which subclass these,
+        # have a fit of their own that takes one output.
+        if type(self).fit is not _RuleBoosting.fit:
+            return False
+        try:
+            learner, objective, weight_update = resolve_learner(
+                self.learner, self.objective, self.search, self.weight_update)
+        except ValueError:
+            return False
+        return (isinstance(learner, GreedyLearner) and objective == "second_order"
+                and weight_update == "stagewise" and not self.include_linear)
+
+    def _check_multi_output(self, learner, objective, weight_update, outputs, loss_name):
         """Refuse, naming the parameter, what a target of several outputs cannot use yet."""
         refused = []
         if not isinstance(learner, GreedyLearner) or objective == "orthogonal":
@@ -377,15 +397,21 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             refused.append(f"weight_update={self.weight_update!r}")
         if self.include_linear:
             refused.append("include_linear=True")
-        if refused:
+        if not refused:
+            return
+        works = ("learner='greedy' (the default), objective='second_order', stagewise weights "
+                 "and include_linear=False; the optimal and orthogonal learners fit one output "
+                 "only so far.")
+        if loss_name == "multinomial":
             # "Only binary classification is supported.": the words scikit-learn's
             # check_classifier_not_supporting_multiclass expects.
             raise ValueError(
                 f"Only binary classification is supported with {', '.join(refused)}; y has "
-                f"{n_outputs} classes. Multi-class targets work with learner='greedy' (the "
-                "default), objective='second_order', stagewise weights and "
-                "include_linear=False; the optimal and orthogonal learners fit binary targets "
-                "only so far.")
+                f"{len(outputs)} classes. Multi-class targets work with {works}")
+        what = "labels (a multi-label target)" if loss_name == "logistic" else "outputs"
+        raise ValueError(
+            f"Targets of several outputs are not supported with {', '.join(refused)}; y has "
+            f"{len(outputs)} {what}. They work with {works}")
 
     def _max_rule_length(self):
         """The length limit in force (None: unlimited); see ``max_rule_length``."""
@@ -517,6 +543,20 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         return tags
 
 
+def _of_classes(loss_name, outputs):
+    """Whether a target is one column of classes (two, or more: multinomial)."""
+    return loss_name == "multinomial" or (loss_name == "logistic" and outputs is None)
+
+
+def _loop_loss(loss_name, outputs):
+    """The loss the boosting loop fits: with several outputs other than a
+    multinomial's classes, the named loss on each output (label-wise)."""
+    loss = get_loss(loss_name)
+    if outputs is not None and loss_name != "multinomial":
+        return OutputWiseLoss(loss)
+    return loss
+
+
 def _honours_allowed(learner, objective):
     """Whether the learner searches only ``SearchProblem.allowed``."""
     return isinstance(learner, (GreedyLearner, OptimalLearner)) and objective != "orthogonal"
@@ -546,6 +586,14 @@ def _check_int(name, value, minimum):
         raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
     if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}; got {value}.")
+
+
+def _check_counts(y):
+    """Refuse a target that ``loss="poisson"`` cannot fit."""
+    if (y < 0).any():
+        raise ValueError("loss='poisson' needs non-negative targets (counts or rates); y has negative values.")
+    if not (y > 0).any():
+        raise ValueError("loss='poisson' needs at least one positive target; y is all zero.")
 
 
 class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
@@ -599,7 +647,21 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.positive_only = self.loss == "poisson"
+        tags.target_tags.multi_output = self._fits_several_outputs()
         return tags
+
+    def _encode_targets(self, y, n_rows):
+        """One output, or a matrix of ``K >= 2`` (the loss on each column)."""
+        if not is_matrix_target(y):
+            return self._encode_target(y, n_rows), None, self.loss
+        Y, names = check_output_matrix(y, n_rows)
+        if self.loss == "poisson":
+            for k, name in enumerate(names):
+                try:
+                    _check_counts(Y[:, k])
+                except ValueError as error:
+                    raise ValueError(f"y column {name!r}: {error}") from None
+        return Y, names, self.loss
 
     def _check_params(self):
         if self.loss not in ("squared", "poisson"):
@@ -609,10 +671,7 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     def _encode_target(self, y, n_rows):
         y = check_target(y, n_rows, numeric=True)
         if self.loss == "poisson":
-            if (y < 0).any():
-                raise ValueError("loss='poisson' needs non-negative targets (counts or rates); y has negative values.")
-            if not (y > 0).any():
-                raise ValueError("loss='poisson' needs at least one positive target; y is all zero.")
+            _check_counts(y)
         return y
 
     def predict(self, X):
@@ -724,8 +783,27 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
 
     @property
     def _loss_name_(self):
+        if self._is_multilabel():
+            return "logistic"
         multi = getattr(self, "classes_", None) is not None and len(self.classes_) > 2
         return "multinomial" if multi else "logistic"
+
+    def _encode_targets(self, y, n_rows):
+        """A column of classes (two: logistic loss; more: multinomial), or a
+        multi-label indicator matrix (the logistic loss on each label)."""
+        if not is_matrix_target(y):
+            y = self._encode_target(y, n_rows)
+            loss = "multinomial" if y.ndim == 2 else "logistic"
+            return y, (tuple(self.classes_.tolist()) if y.ndim == 2 else None), loss
+        Y, labels = check_indicator_matrix(y, n_rows)
+        same_type = len({type(label) for label in labels}) == 1
+        self.classes_ = np.array(labels, dtype=None if same_type else object)
+        return Y, labels, "logistic"
+
+    def _is_multilabel(self):
+        """Whether the fitted model is multi-label (the logistic loss on each of its outputs)."""
+        ensemble = getattr(self, "ensemble_", None)
+        return ensemble is not None and ensemble.outputs is not None and ensemble.loss == "logistic"
 
     def _encode_target(self, y, n_rows):
         """``+1`` / ``-1`` for two classes; the one-hot matrix (n, K) for more."""
@@ -742,14 +820,20 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
         return np.where(y == classes[1], 1.0, -1.0)
 
     def _probabilities(self, raw):
-        """Class probabilities of raw scores: (n, 2) or the softmax (n, K)."""
+        """Class probabilities of raw scores: (n, 2) or the softmax (n, K), or
+        for a multi-label model each label's probability (n, K)."""
+        if raw.ndim == 2 and self._is_multilabel():
+            return get_loss("logistic").inverse_link(raw)
         if raw.ndim == 2:
             return get_loss("multinomial").inverse_link(raw)
         p = get_loss("logistic").inverse_link(raw)
         return np.column_stack([1.0 - p, p])
 
     def _labels(self, raw):
-        """Most probable class of raw scores (the first on ties)."""
+        """Most probable class of raw scores (the first on ties), or for a
+        multi-label model the indicator matrix of labels more likely than not."""
+        if raw.ndim == 2 and self._is_multilabel():
+            return (raw > 0).astype(np.int64)
         if raw.ndim == 2:
             return self.classes_[np.argmax(raw, axis=1)]
         return self.classes_[(raw > 0).astype(int)]
@@ -858,14 +942,13 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = self._fits_multi_class()
+        # Multi-label targets (0/1 indicator matrices); not multi-output in
+        # scikit-learn's sense, which is a matrix of classes per output
+        # (multiclass-multioutput), refused at fit.
+        tags.classifier_tags.multi_label = self._fits_multi_class()
         return tags
 
     def _fits_multi_class(self):
-        """Whether these parameters fit multi-class targets (see :meth:`_check_multi_output`)."""
-        try:
-            learner, objective, weight_update = resolve_learner(
-                self.learner, self.objective, self.search, self.weight_update)
-        except ValueError:
-            return False
-        return (isinstance(learner, GreedyLearner) and objective == "second_order"
-                and weight_update == "stagewise" and not self.include_linear)
+        """Whether these parameters fit multi-class and multi-label targets
+        (see :meth:`_check_multi_output`)."""
+        return self._fits_several_outputs()

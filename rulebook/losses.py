@@ -273,3 +273,63 @@ def newton_rule_weight(loss, y, raw, sample_weight, reg_lambda, xtol=1e-12):
         step *= 2.0
     low, high = sorted((direction * step / 2.0 if step > 1.0 else 0.0, direction * step))
     return float(brentq(derivative, low, high, xtol=xtol, rtol=4 * np.finfo(float).eps))
+
+
+@dataclass(frozen=True)
+class OutputWiseLoss:
+    """A single-output loss applied to each of ``K`` outputs and summed.
+
+    The *label-wise decomposable* losses of BOOMER (Rapp et al. 2023,
+    Section 2.4.2): the logistic loss per label of a multi-label target,
+    the squared or Poisson loss per output of a multi-output regression.
+    ``y``, ``raw``, ``g`` and ``h`` have shape (n, K): output ``k``'s
+    gradient and Hessian are those of ``output_loss`` on column ``k``
+    (the Hessian is diagonal, the outputs independent), the risk is the
+    sum over outputs of their weighted mean losses, and the baseline has
+    one entry per output. ``name`` is the output loss's: a model stores
+    it with its ``outputs`` (:class:`~rulebook.rules.RuleEnsemble`), and
+    its inverse link applies element-wise.
+
+    Parameters
+    ----------
+    output_loss : SquaredLoss, LogisticLoss or PoissonLoss
+        The loss of each output; ``y`` coded as it expects (``+1``/``-1``
+        labels for the logistic loss).
+
+    References
+    ----------
+    .. [1] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the
+       efficient implementation of classification rule learning (BOOMER).
+       Advances in Data Analysis and Classification. Section 2.4.2
+       (label-wise decomposable losses).
+    .. [2] Dembczyński, K., Waegeman, W., Cheng, W., Hüllermeier, E.
+       (2012). On label dependence and loss minimization in multi-label
+       classification. Machine Learning 88, 5-45.
+    """
+
+    output_loss: object
+
+    @property
+    def name(self):
+        return self.output_loss.name
+
+    def loss(self, y, raw, sample_weight):
+        return float(sum(self.output_loss.loss(y[:, k], raw[:, k], sample_weight)
+                         for k in range(y.shape[1])))
+
+    def gradient_hessian(self, y, raw, sample_weight):
+        # Every output loss's gradient and Hessian are element-wise in y and
+        # raw, so one call on the (n, K) arrays with the weights as a column
+        # computes all outputs (the squared loss's Hessian, 2 w, has no y:
+        # broadcast to the outputs).
+        w = np.asarray(sample_weight, dtype=np.float64)[:, None]
+        g, h = self.output_loss.gradient_hessian(y, raw, w)
+        return (np.ascontiguousarray(g, dtype=np.float64),
+                np.ascontiguousarray(np.broadcast_to(h, g.shape), dtype=np.float64))
+
+    def baseline(self, y, sample_weight):
+        return np.array([self.output_loss.baseline(y[:, k], sample_weight)
+                         for k in range(y.shape[1])], dtype=np.float64)
+
+    def inverse_link(self, raw):
+        return self.output_loss.inverse_link(raw)

@@ -522,15 +522,18 @@ def _check_model(estimator, data, ensemble):
         _check_rules(_ensemble_from_json(point, f"$.rulefit.path.ensemble[{k}]"),
                      f"$.rulefit.path.ensemble[{k}]", kinds, names)
     loss = estimator._loss_name_
-    if data["classes"] is not None and len(data["classes"]["values"]) > 2:
-        loss = "multinomial"  # the classifier's loss with classes_ of more than two
+    multilabel = data["classes"] is not None and ensemble.outputs is not None and \
+        ensemble.loss == "logistic"
+    if multilabel or data["classes"] is not None and len(data["classes"]["values"]) > 2:
+        # Several classes (multinomial loss) or labels (logistic loss on each):
+        # the outputs are the classes.
+        loss = "logistic" if multilabel else "multinomial"
         classes = _classes_from_json(data["classes"])
         if ensemble.outputs != tuple(classes.tolist()):
             raise _invalid("$.ensemble.outputs", f"must be the classes {_quote(classes.tolist())}; "
                            f"got {_quote(ensemble.outputs)}")
-    elif ensemble.outputs is not None:
-        raise _invalid("$.ensemble.outputs", "must be absent: one output for classes of two or "
-                       "for regression")
+    elif ensemble.outputs is not None and data["classes"] is not None:
+        raise _invalid("$.ensemble.outputs", "must be absent: one output for classes of two")
     if ensemble.loss != loss:
         raise _invalid("$.ensemble.loss", f"is {ensemble.loss!r}, but a {type(estimator).__name__} "
                        f"with these parameters has loss {loss!r}")

@@ -30,7 +30,15 @@ CHECKED = [
 ]
 
 
-@parametrize_with_checks(CHECKED)
+def _expected_failures(estimator):
+    # As for RuleBoostingRegressor (test_estimators): the multi-output check
+    # fits negative targets, which loss="poisson" refuses.
+    if getattr(estimator, "loss", None) == "poisson":
+        return {"check_regressor_multioutput": "negative targets despite positive_only"}
+    return {}
+
+
+@parametrize_with_checks(CHECKED, expected_failed_checks=_expected_failures)
 def test_sklearn_compatible_cv_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

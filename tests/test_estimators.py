@@ -28,7 +28,16 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS)
+def _expected_failures(estimator):
+    # Poisson takes several outputs of counts, so the tag says multi_output;
+    # scikit-learn's check_regressor_multioutput fits make_regression's
+    # negative targets whatever positive_only says, which loss="poisson" refuses.
+    if getattr(estimator, "loss", None) == "poisson":
+        return {"check_regressor_multioutput": "negative targets despite positive_only"}
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
