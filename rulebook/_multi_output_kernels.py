@@ -6,7 +6,9 @@ bin, the sums of every output's gradient and Hessian besides the sample
 weight and the row count, and prefix and suffix scans score every
 proposition of the feature at once for a *complete* head (one weight per
 output), whose objective is the sum over outputs of the single-output
-second-order objective (:func:`rulebook.objectives._objective_complete`).
+second-order objective (:func:`rulebook.objectives._objective_complete`),
+or for a *single-output* head (a weight for one output), whose objective
+is the maximum over outputs (:func:`objective_single`).
 
 Channels of ``hist[j, bin, channel]`` with ``K`` outputs: ``G_k`` at
 ``k``, ``H_k`` at ``K + k``, ``C`` at ``2 K`` and ``N`` (the row count)
@@ -66,13 +68,43 @@ def _build_histograms_multi(X_binned, rows, g, h, c, features_per_pass, hist):
                 hist[j, b, count] += 1.0
 
 
+@jit
+def objective_single(stats, n_outputs, n, reg_lambda):
+    """Second-order objective of a single-output head: the best output's.
+
+    The maximum over outputs of ``G_k^2 / (2 n (reg_lambda + H_k))``,
+    BOOMER's single-label head (the rule predicts for the one output where
+    it reduces the loss most); ``stats`` as for
+    :func:`rulebook.objectives._objective_complete`, 0 for an empty extent
+    and for an output whose denominator vanishes.
+    """
+    if stats[2 * n_outputs] <= 0.0:
+        return 0.0
+    value = 0.0
+    for k in range(n_outputs):
+        denominator = 2.0 * n * (reg_lambda + stats[n_outputs + k])
+        if denominator > 0.0:
+            value = max(value, stats[k] * stats[k] / denominator)
+    return value
+
+
+@jit
+def head_objective(stats, n_outputs, n, reg_lambda, single):
+    """A head's objective: :func:`objective_single` if ``single``, else the
+    complete head's (:func:`rulebook.objectives._objective_complete`)."""
+    if single:
+        return objective_single(stats, n_outputs, n, reg_lambda)
+    return _objective_complete(stats, n_outputs, n, reg_lambda)
+
+
 def _scan_histograms_multi(hist, n_bins, is_nominal, allowed, n_total, reg_lambda, max_count,
-                           out_value, out_op, out_bin):
+                           single, out_value, out_op, out_bin):
     # IN: hist (d, B, 2K + 2); n_bins (d,) int64; is_nominal (d,) bool;
     #     allowed (d, B, 4) bool; n_total, reg_lambda float; max_count float:
-    #     a candidate covers at least one row and fewer than this.
+    #     a candidate covers at least one row and fewer than this; single
+    #     bool: score single-output heads (else complete ones).
     # OUT: out_value (d,) float64, out_op (d,) int64, out_bin (d,) int64:
-    #     best proposition per feature for a complete head (op -1 if none).
+    #     best proposition per feature for the head (op -1 if none).
     # As _search_kernels._scan_histograms, the sums a vector of channels.
     n_features = hist.shape[0]
     n_stats = hist.shape[2]
@@ -93,14 +125,14 @@ def _scan_histograms_multi(hist, n_bins, is_nominal, allowed, n_total, reg_lambd
             for k in range(nb):
                 cn = hist[j, k, count]
                 if allowed[j, k, EQ] and 0.0 < cn < max_count:
-                    v = _objective_complete(hist[j, k], n_outputs, n_total, reg_lambda)
+                    v = head_objective(hist[j, k], n_outputs, n_total, reg_lambda, single)
                     if v > best:
                         best, best_op, best_bin = v, EQ, k
                 rn = acc[count] + after[k + 1, count]
                 if nb > 2 and allowed[j, k, NE] and 0.0 < rn < max_count:
                     for s in range(n_stats):
                         rest[s] = acc[s] + after[k + 1, s]
-                    v = _objective_complete(rest, n_outputs, n_total, reg_lambda)
+                    v = head_objective(rest, n_outputs, n_total, reg_lambda, single)
                     if v > best:
                         best, best_op, best_bin = v, NE, k
                 for s in range(n_stats):
@@ -110,7 +142,7 @@ def _scan_histograms_multi(hist, n_bins, is_nominal, allowed, n_total, reg_lambd
                 for s in range(n_stats):
                     acc[s] += hist[j, k, s]
                 if allowed[j, k, LE] and 0.0 < acc[count] < max_count:
-                    v = _objective_complete(acc, n_outputs, n_total, reg_lambda)
+                    v = head_objective(acc, n_outputs, n_total, reg_lambda, single)
                     if v > best:
                         best, best_op, best_bin = v, LE, k
             acc[:] = 0.0
@@ -118,7 +150,7 @@ def _scan_histograms_multi(hist, n_bins, is_nominal, allowed, n_total, reg_lambd
                 for s in range(n_stats):
                     acc[s] += hist[j, k, s]
                 if allowed[j, k - 1, GT] and 0.0 < acc[count] < max_count:
-                    v = _objective_complete(acc, n_outputs, n_total, reg_lambda)
+                    v = head_objective(acc, n_outputs, n_total, reg_lambda, single)
                     if v > best:
                         best, best_op, best_bin = v, GT, k - 1
         out_value[j] = best

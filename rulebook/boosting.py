@@ -77,6 +77,9 @@ class BoostingSetup:
     # (n, p) float64 values of fixed base terms at unit weight (linear terms,
     # ``include_linear``), fitted with the intercept before the first round.
     base_columns: object = None
+    # With several outputs: "complete" (a weight per output) or "single"
+    # (a weight for the one output where the rule helps most) heads.
+    head: str = "complete"
     # X_binned row-major, for histogram passes over tall tables (set by
     # fit_boosting; see ROW_MAJOR_MIN_ROWS).
     X_rows: object = None
@@ -299,9 +302,19 @@ def _history_frame(records):
 
 
 def _problem(setup, g, h, rows):
-    # g, h of shape (n, K): several outputs, rules with a complete head.
-    kind = SearchProblem if g.ndim == 1 else MultiOutputProblem
-    return kind(
+    # g, h of shape (n, K): several outputs, rules with the setup's head.
+    if g.ndim == 1:
+        return _single_output_problem(setup, g, h, rows)
+    return MultiOutputProblem(
+        X_binned=setup.X_binned, X_rows=setup.X_rows, n_bins=setup.binner.n_bins_,
+        is_nominal=setup.binner.is_nominal_, g=g, h=h, c=setup.sample_weight, rows=rows,
+        reg_lambda=float(setup.reg_lambda), objective=search_code(setup.objective),
+        max_rule_length=setup.max_rule_length or 0, allowed=setup.allowed,
+        single_head=setup.head == "single")
+
+
+def _single_output_problem(setup, g, h, rows):
+    return SearchProblem(
         X_binned=setup.X_binned,
         X_rows=setup.X_rows,
         n_bins=setup.binner.n_bins_,

@@ -154,6 +154,15 @@ _PARAMETERS = """
         ``history_["term_weights"]`` holds their weights after each round.
         ``benchmarks/bench_linear_terms.py`` measures what they do to test
         scores (see ``benchmarks/README.md``).
+    head : {"complete", "single"}, default="complete"
+        The rule heads of a target of several outputs (classes, labels or
+        regression outputs; ignored for one): ``"complete"`` gives each
+        rule a weight for every output and maximises the sum over outputs
+        of ``G_k^2 / (2 n (reg_lambda + H_k))``; ``"single"`` a weight for
+        the one output where the rule helps most (the others 0),
+        maximising the largest of these terms (BOOMER's single-label
+        heads, Rapp et al. 2023, Section 2.4.2). See
+        :doc:`/multi_output` for what each measures on benchmark data.
     verbose : int >= 0 or bool, default=1
         ``1`` shows a progress bar over boosting rounds once a fit has run
         for two seconds (short fits stay silent); ``0`` never shows it.
@@ -231,9 +240,10 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
     def __init__(self, n_rules=10, *, learner="greedy", objective="second_order", reg_lambda=1.0,
                  max_bins=255, cut_points=None, max_rule_length="auto", verbose=1, search=None,
                  weight_update="auto", propositions=None, max_categories=100,
-                 include_linear=False):
+                 include_linear=False, head="complete"):
         self.n_rules = n_rules
         self.include_linear = include_linear
+        self.head = head
         self.learner = learner
         self.objective = objective
         self.search = search
@@ -345,7 +355,7 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
                 objective=objective, reg_lambda=float(self.reg_lambda),
                 n_rules=self.n_rules, max_rule_length=self._max_rule_length() or 0,
                 progress=progress, weight_update=weight_update, allowed=allowed,
-                base_columns=base_columns,
+                base_columns=base_columns, head=self.head,
             ))
         terms, history = _unscaled(terms, base_weights, history)
         self._feature_kinds = tuple(f.kind for f in binner.features_)
@@ -432,6 +442,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         elif not isinstance(self.verbose, numbers.Integral) or self.verbose < 0:
             raise ValueError(f"verbose must be an int >= 0 or a bool; got {self.verbose!r}.")
         resolve_learner(self.learner, self.objective, self.search, self.weight_update)
+        if not (isinstance(self.head, str) and self.head in ("complete", "single")):
+            raise ValueError(f"head must be 'complete' or 'single'; got {self.head!r}.")
         if not isinstance(self.include_linear, (bool, np.bool_)):
             raise ValueError(f"include_linear must be True or False; got {self.include_linear!r}.")
         if self.propositions is not None and self.cut_points is not None:
@@ -632,12 +644,12 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
                  reg_lambda=1.0, max_bins=255, cut_points=None, max_rule_length="auto", verbose=1,
                  search=None, weight_update="auto", propositions=None, max_categories=100,
-                 include_linear=False):
+                 include_linear=False, head="complete"):
         super().__init__(n_rules, learner=learner, objective=objective, reg_lambda=reg_lambda,
                          max_bins=max_bins, cut_points=cut_points,
                          max_rule_length=max_rule_length, verbose=verbose, search=search,
                          weight_update=weight_update, propositions=propositions,
-                         max_categories=max_categories, include_linear=include_linear)
+                         max_categories=max_categories, include_linear=include_linear, head=head)
         self.loss = loss
 
     @property

@@ -16,7 +16,7 @@ import numpy as np
 from . import _multi_output_kernels as multi_kernels
 from . import _search_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
-from .objectives import _objective, _objective_complete
+from .objectives import _objective
 
 
 @dataclass
@@ -214,8 +214,9 @@ class SearchProblem:
         return len(rows) * self.n_features >= PARALLEL_MIN_WORK
 
 
+@dataclass
 class MultiOutputProblem(SearchProblem):
-    """A round's problem with several outputs, for rules with a complete head.
+    """A round's problem with several outputs, for rules with a complete or a single-output head.
 
     As :class:`SearchProblem`, but ``g`` and ``h`` have shape
     (n_samples, K), C-order: one gradient and Hessian per output (per class
@@ -226,6 +227,12 @@ class MultiOutputProblem(SearchProblem):
     ``2 K + 2`` channels (:mod:`rulebook._multi_output_kernels`), the row
     count last.
 
+    With ``single_head=True`` a query is scored for a *single-output head*
+    (a weight for one output only): its objective is the maximum over
+    outputs of the second-order objective
+    (:func:`rulebook._multi_output_kernels.objective_single`), BOOMER's
+    single-label head.
+
     References
     ----------
     .. [1] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the
@@ -234,6 +241,8 @@ class MultiOutputProblem(SearchProblem):
        from the summed statistics of a decomposable loss) and 4.3-4.4
        (histograms, evaluation of refinements).
     """
+
+    single_head: bool = False
 
     def __post_init__(self):
         if self.objective != 2:
@@ -270,7 +279,7 @@ class MultiOutputProblem(SearchProblem):
         scan = (multi_kernels.scan_histograms_multi_parallel if parallel
                 else multi_kernels.scan_histograms_multi_serial)
         scan(hist, self.n_bins, self.is_nominal, self.allowed_mask, self.n_total,
-             float(self.reg_lambda), float(n_rows), value, op, bin_)
+             float(self.reg_lambda), float(n_rows), bool(self.single_head), value, op, bin_)
         return value, op, bin_
 
     def sums(self, rows):
@@ -280,10 +289,11 @@ class MultiOutputProblem(SearchProblem):
         return self.g[rows].sum(axis=0), self.h[rows].sum(axis=0), float(self.c[rows].sum())
 
     def extent_value(self, rows):
-        """The complete head's objective of the extent ``rows``."""
+        """The head's objective of the extent ``rows``."""
         G, H, C = self.sums(rows)
         stats = np.concatenate([G, H, [C, float(len(rows))]])
-        return _objective_complete(stats, self.n_outputs, self.n_total, float(self.reg_lambda))
+        return multi_kernels.head_objective(stats, self.n_outputs, self.n_total,
+                                            float(self.reg_lambda), bool(self.single_head))
 
 
 def _every_row(rows, n):

@@ -92,7 +92,7 @@ class StagewiseUpdate(_Update):
         stats : dict
             Extra ``history_`` columns (none).
         """
-        weight = _weight(self.setup, rows, g, h, raw)
+        weight = _weight(self.setup, rows, g, h, raw, single=self.setup.head == "single")
         raw[rows] += weight
         if np.ndim(weight):  # a complete head: one weight per output
             return intercept, [*rules, replace(rule, weight=tuple(map(float, weight)))], raw, {}
@@ -138,14 +138,43 @@ class CorrectiveUpdate(_Update):
             "refit_iterations": fit.n_iter}
 
 
-def _weight(setup, rows, g, h, raw):
+def _weight(setup, rows, g, h, raw, single=False):
     """The weight of a rule (or of the intercept's shift) on the extent ``rows``:
     a float, or with several outputs (``g`` of shape (n, K)) an ndarray of
-    shape (K,), the complete head's."""
+    shape (K,), the complete head's, or with ``single`` the single-output
+    head's (:func:`single_head_output`; 0 for the other outputs)."""
     if g.ndim == 1:
         return _rule_weight(setup, rows, float(g[rows].sum()), h, raw)
+    G, H = g[rows].sum(axis=0), h[rows].sum(axis=0)
+    if single:
+        k = single_head_output(G, H, setup.reg_lambda)
+        G = np.where(np.arange(len(G)) == k, G, 0.0)
     return complete_head_weight(setup.loss, setup.y[rows], raw[rows], setup.sample_weight[rows],
-                                g[rows].sum(axis=0), h[rows].sum(axis=0), setup.reg_lambda)
+                                G, H, setup.reg_lambda)
+
+
+def single_head_output(G, H, reg_lambda):
+    """The output a single-output head predicts for: the one of the largest
+    ``G_k^2 / (reg_lambda + H_k)`` (the first on ties).
+
+    The search scored the extent by this maximum
+    (:func:`rulebook._multi_output_kernels.objective_single`); it is taken
+    again here from the extent's sums, which the weight is computed from.
+    An output whose denominator vanishes scores 0, as there.
+
+    Parameters
+    ----------
+    G, H : ndarray of shape (K,), float64
+    reg_lambda : float
+
+    Returns
+    -------
+    int
+    """
+    denominator = reg_lambda + H
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(denominator > 0, G * G / denominator, 0.0)
+    return int(np.argmax(score))
 
 
 # Most halvings of a complete head's Newton step (2^-60: a step of 0).

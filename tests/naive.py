@@ -135,32 +135,47 @@ def complete_objective(G, H, C, n_total, reg_lambda):
     return float(sum(G[k] ** 2 / denominator[k] for k in range(len(G)) if denominator[k] > 0))
 
 
+def single_objective(G, H, C, n_total, reg_lambda):
+    """max_k G_k^2 / (2 n (lambda + H_k)), outputs of a vanishing denominator 0;
+    0 for an empty extent (BOOMER's single-label head)."""
+    if C <= 0:
+        return 0.0
+    denominator = 2.0 * n_total * (reg_lambda + H)
+    return float(max([0.0] + [G[k] ** 2 / denominator[k] for k in range(len(G))
+                              if denominator[k] > 0]))
+
+
 def best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total, reg_lambda,
-                           allowed=None):
-    """Per feature: best (value, op, bin) of a complete head, by explicit masks;
-    only the propositions ``allowed[feature, bin, op]`` (all if None)."""
+                           allowed=None, single=False):
+    """Per feature: best (value, op, bin) of a complete head (a single-output
+    one if ``single``), by explicit masks; only the propositions
+    ``allowed[feature, bin, op]`` (all if None)."""
+    objective = single_objective if single else complete_objective
     best = [(-np.inf, -1, -1)] * X_binned.shape[1]
     for condition in candidates(n_bins, is_nominal):
         if allowed is not None and not allowed[condition[0], condition[2], condition[1]]:
             continue
         sub = rows[condition_mask(X_binned, *condition, n_bins)[rows]]
-        value = complete_objective(g[sub].sum(axis=0), h[sub].sum(axis=0), c[sub].sum(),
-                                   n_total, reg_lambda)
+        value = objective(g[sub].sum(axis=0), h[sub].sum(axis=0), c[sub].sum(), n_total,
+                          reg_lambda)
         j = condition[0]
         if 0 < len(sub) < len(rows) and value > best[j][0]:
             best[j] = (value, condition[1], condition[2])
     return best
 
 
-def greedy_multi(X_binned, rows, g, h, c, n_bins, is_nominal, reg_lambda, max_len=0):
-    """Greedy refinement of a complete head from the query True, by explicit masks."""
+def greedy_multi(X_binned, rows, g, h, c, n_bins, is_nominal, reg_lambda, max_len=0,
+                 single=False):
+    """Greedy refinement of a complete (or, if ``single``, single-output) head
+    from the query True, by explicit masks."""
     n_total = c[rows].sum()
-    value = complete_objective(g[rows].sum(axis=0), h[rows].sum(axis=0), c[rows].sum(),
-                               n_total, reg_lambda)
+    objective = single_objective if single else complete_objective
+    value = objective(g[rows].sum(axis=0), h[rows].sum(axis=0), c[rows].sum(), n_total,
+                      reg_lambda)
     return _refine_greedily(
         X_binned, rows, value, n_bins, max_len,
         lambda rows: best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal,
-                                            n_total, reg_lambda))
+                                            n_total, reg_lambda, single=single))
 
 
 # -- orthogonal objective (rulebook._orthogonal_kernels) ----------------------

@@ -271,3 +271,43 @@ def test_views_of_one_output_refuse_by_name(fitted, kind):
     for view in (lambda: model.explain(X), lambda: model.explain_row(X), lambda: model.explore()):
         with pytest.raises(NotImplementedError, match="multi-label or multi-output"):
             view()
+
+
+# -- single-output heads ----------------------------------------------------------
+def test_a_single_head_predicts_for_the_output_it_helps_most():
+    """Each rule's one non-zero weight is the Newton step of the output of
+    the largest G_k^2 / (reg_lambda + H_k) on its extent, the others 0; its
+    objective the largest of G_k^2 / (2 n (reg_lambda + H_k))."""
+    X, y = _targets(n=120)
+    model = RuleBoostingRegressor(n_rules=5, head="single", reg_lambda=3.0, verbose=0).fit(X, y)
+    Y, raw = y.to_numpy(), np.tile(model.ensemble_.intercept, (len(X), 1))
+    for t, rule in enumerate(model.ensemble_.rules, start=1):
+        rows = rule.query.evaluate(X)
+        g, h = -2.0 * (Y - raw), np.full(Y.shape, 2.0)
+        G, H = g[rows].sum(axis=0), h[rows].sum(axis=0)
+        k = int(np.argmax(G ** 2 / (3.0 + H)))
+        expected = np.zeros(3)
+        expected[k] = -G[k] / (3.0 + H[k])
+        np.testing.assert_allclose(rule.weight, expected, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(model.history_["objective"][t],
+                                   G[k] ** 2 / (2 * len(X) * (3.0 + H[k])), rtol=1e-10)
+        raw[rows] += np.array(rule.weight)
+
+
+def test_the_head_is_checked_and_ignored_for_one_output():
+    X, y = _targets(k=1)
+    with pytest.raises(ValueError, match="head must be 'complete' or 'single'; got 'one'"):
+        RuleBoostingRegressor(head="one").fit(X, y["t0"])
+    single = RuleBoostingRegressor(n_rules=3, head="single", verbose=0).fit(X, y["t0"])
+    assert single.ensemble_ == RuleBoostingRegressor(n_rules=3, verbose=0).fit(X, y["t0"]).ensemble_
+
+
+@pytest.mark.parametrize("target", ["labels", "classes"])
+def test_single_heads_of_classifiers_and_their_json(target):
+    from sklearn.datasets import load_iris
+    X, y = _labels(n=150) if target == "labels" else load_iris(return_X_y=True, as_frame=True)
+    model = RuleBoostingClassifier(n_rules=5, head="single", verbose=0).fit(X, y)
+    assert all(np.count_nonzero(rule.weight) == 1 for rule in model.ensemble_.rules)
+    assert model.history_["train_loss"].is_monotonic_decreasing
+    loaded = load_model(model.to_json())
+    assert loaded.head == "single" and loaded.ensemble_ == model.ensemble_

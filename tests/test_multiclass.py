@@ -159,7 +159,8 @@ def multi_problems(draw, max_rows=30, max_features=4, integer_stats=False):
     return MultiOutputProblem(
         X_binned=X, n_bins=n_bins, is_nominal=is_nominal, g=g, h=h, c=c,
         rows=np.flatnonzero(c > 0), reg_lambda=draw(st.sampled_from([0.0, 0.01, 1.0, 100.0])),
-        objective=2, max_rule_length=draw(st.sampled_from([0, 0, 1, 2])))
+        objective=2, max_rule_length=draw(st.sampled_from([0, 0, 1, 2])),
+        single_head=draw(st.booleans()))
 
 
 def _hist(problem, build, per_pass=1):
@@ -173,7 +174,7 @@ def _scan(problem, scan, hist):
     d = problem.n_features
     out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
     scan(hist, problem.n_bins, problem.is_nominal, problem.allowed_mask, problem.n_total,
-         problem.reg_lambda, float(len(problem.rows)), *out)
+         problem.reg_lambda, float(len(problem.rows)), problem.single_head, *out)
     return out
 
 
@@ -204,7 +205,8 @@ def test_multi_output_scan_matches_naive(problem):
     value, op, bin_ = _scan(problem, kernels.scan_histograms_multi_serial, hist)
     expected = naive.best_per_feature_multi(problem.X_binned, problem.rows, problem.g, problem.h,
                                             problem.c, problem.n_bins, problem.is_nominal,
-                                            problem.n_total, problem.reg_lambda)
+                                            problem.n_total, problem.reg_lambda,
+                                            single=problem.single_head)
     for j, (v, o, b) in enumerate(expected):
         if v == -np.inf:
             assert value[j] == -np.inf and op[j] == -1
@@ -224,7 +226,8 @@ def test_multi_output_scan_honours_the_allowed_mask(problem, seed):
     value, op, bin_ = _scan(problem, kernels.scan_histograms_multi_serial, hist)
     expected = naive.best_per_feature_multi(problem.X_binned, problem.rows, problem.g, problem.h,
                                             problem.c, problem.n_bins, problem.is_nominal,
-                                            problem.n_total, problem.reg_lambda, allowed=mask)
+                                            problem.n_total, problem.reg_lambda, allowed=mask,
+                                            single=problem.single_head)
     for j, (v, o, b) in enumerate(expected):
         if v == -np.inf:
             assert value[j] == -np.inf and op[j] == -1
@@ -239,7 +242,8 @@ def test_greedy_search_of_complete_heads_matches_naive(problem):
     result = greedy_search(problem)
     conditions, value, rows = naive.greedy_multi(
         problem.X_binned, problem.rows, problem.g, problem.h, problem.c, problem.n_bins,
-        problem.is_nominal, problem.reg_lambda, problem.max_rule_length)
+        problem.is_nominal, problem.reg_lambda, problem.max_rule_length,
+        single=problem.single_head)
     assert result.conditions == conditions
     np.testing.assert_allclose(result.value, value, rtol=1e-12)
     np.testing.assert_array_equal(np.sort(result.rows), np.sort(rows))
