@@ -21,6 +21,11 @@ Named loaders of shipped datasets
 load_titanic, load_tic_tac_toe, load_breast_cancer, load_insurance,
 load_used_cars, load_diabetes, load_ships
 
+Multi-label and multi-output regression data
+--------------------------------------------
+MULTI_OUTPUT_DATASETS, load_multi_output (emotions, yeast, enron, atp7d),
+load_emotions, load_atp7d: features and a frame of targets.
+
 Synthetic problems
 ------------------
 make_noisy_parity, make_friedman1, make_friedman2, make_friedman3
@@ -28,6 +33,7 @@ make_noisy_parity, make_friedman1, make_friedman2, make_friedman3
 
 from ._generators import make_friedman1, make_friedman2, make_friedman3, make_noisy_parity
 from ._loaders import dataset_files, load_dataset
+from ._multi_output import MULTI_OUTPUT_DATASETS, load_atp7d, load_emotions, load_multi_output
 from ._registry import DATASETS, DatasetInfo, list_datasets
 from ._shipped import (
     load_breast_cancer,
@@ -52,6 +58,10 @@ __all__ = [
     "load_used_cars",
     "load_diabetes",
     "load_ships",
+    "MULTI_OUTPUT_DATASETS",
+    "load_multi_output",
+    "load_emotions",
+    "load_atp7d",
     "make_noisy_parity",
     "make_friedman1",
     "make_friedman2",
