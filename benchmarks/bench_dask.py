@@ -46,7 +46,6 @@ Usage::
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -109,30 +108,51 @@ def _sent(dask_worker):
     return dask_worker.transfer_outgoing_bytes_total
 
 
+def _counting_gathers(client):
+    """Count the client's gathers (each one round trip to the workers)."""
+    counter = {"n": 0}
+    gather = client.gather
+
+    def counted(*args, **kwargs):
+        counter["n"] += 1
+        return gather(*args, **kwargs)
+
+    client.gather = counted
+    return counter
+
+
 def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="greedy"):
     """Fit one size and task on a fresh cluster; returns the figures."""
-    os.environ["NUMBA_NUM_THREADS"] = "1"  # read by the workers' numba at their import
     import logging
 
     from distributed import Client, LocalCluster
 
     import rulebook
     import rulebook.dask as rdask
-    from rulebook.dask import _estimators
+    from rulebook.dask import _estimators, _partitions
 
     estimator = rdask.RuleBoostingClassifier if task == "classification" else rdask.RuleBoostingRegressor
+    # One thread per worker, numba's too (NUMBA_NUM_THREADS in the worker
+    # processes only: the in-memory fit below uses both cores).
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=None, silence_logs=logging.ERROR,
+                           env={"NUMBA_NUM_THREADS": "1"})
     client = Client(cluster)
     estimator(n_rules=2, learner=learner, verbose=0).fit(*lazy_table(5000, features, task, 2500,
                                                                     seed=1))
     marks = {}
+    gathers = _counting_gathers(client)
 
     def marked(fit):
         # The end of binning: the distributed loop or the fit on atoms starts.
-        def start(*args):
-            marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()))
-            return fit(*args)
+        def start(setup, *args):
+            marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()),
+                                 gathers["n"])
+            if hasattr(setup, "workers"):  # what each worker keeps of its partitions
+                held = setup.workers.run(_partitions.held_bytes, None)
+                marks["held"] = [float(v[0]) for v in client.gather(held)]
+                gathers["n"] -= 1
+            return fit(setup, *args)
         return start
 
     _estimators.fit_boosting = marked(_estimators.fit_boosting)
@@ -143,18 +163,23 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
     started = time.perf_counter()
     model = estimator(n_rules=n_rules, learner=learner, verbose=0).fit(X, y)
     seconds = time.perf_counter() - started
-    sent1 = sum(client.run(_sent).values())
+    sent1, trips = sum(client.run(_sent).values()), gathers["n"]
     rounds = max(1, len(model.ensemble_))
+    peaks = [round(v / 2**20) for v in client.run(_peak).values()]
     figures = {
         "task": task, "learner": learner, "rows": rows, "features": features, "partitions": X.npartitions,
         "workers": workers, "rules": len(model.ensemble_), "fit_s": round(seconds, 2),
         "bin_s": round(marks["boosting"][0] - started, 2),
+        "rounds_s": round(seconds - (marks["boosting"][0] - started), 2),
         "worker_base_mib": base,
-        "worker_peak_mib": [round(v / 2**20) for v in client.run(_peak).values()],
-        "binned_mib_per_worker": round(rows * features * 2 / workers / 2**20),
+        "worker_peak_mib": peaks,
+        "held_mib_per_worker": [round(v / 2**20) for v in marks.get("held", [])],
+        "peak_above_base_and_held_mib": [p - b - round(h / 2**20) for p, b, h in
+                                         zip(peaks, base, marks.get("held", [0] * len(peaks)))],
         "client_peak_mib": round(_peak() / 2**20),
         "binning_bytes": int(marks["boosting"][1] - sent0),
         "bytes_per_round": int((sent1 - marks["boosting"][1]) / rounds),
+        "round_trips_per_round": round((trips - marks["boosting"][2]) / rounds, 1),
         "train_loss": round(float(model.history_["train_loss"].iloc[-1]), 5),
     }
     client.close()

@@ -289,12 +289,12 @@ def test_query_shortening_makes_the_in_memory_choices(client):
     X_binned = binner.fit_transform(X, np.ones(len(X)))
     shards, _ = _binning.fit_bins(client, Xd, yd, None, Binner(cut_points=_cut_points(X)),
                                   classify=False)
-    raw = _client.each(client, _partitions.initial_raw, shards, args=(0.0,))
-    gh = _client.each(client, _partitions.gradients, shards, raw,
-                      args=(rulebook.losses.get_loss("squared"),))
-    root = Extent(_client.each(client, _partitions.root_rows, shards), len(X))
+    workers = _client.Workers(client, shards)
+    scores = workers.map(_partitions.initial_scores, None, 0.0)
+    root = Extent((), len(X))
     n_bins, is_nominal = binner.n_bins_, binner.is_nominal_
-    problem = DistributedProblem(client, shards, gh, root, float(len(X)), n_bins, is_nominal, 1.0, 2)
+    problem = DistributedProblem(workers, scores, rulebook.losses.get_loss("squared"), root,
+                                 float(len(X)), n_bins, is_nominal, 1.0, 2)
     ones = np.ones(len(X))
     local = SearchProblem(X_binned=X_binned, n_bins=n_bins, is_nominal=is_nominal, g=ones, h=ones,
                           c=ones, rows=np.arange(len(X)), reg_lambda=1.0, objective=2)
@@ -309,8 +309,7 @@ def test_query_shortening_makes_the_in_memory_choices(client):
         rows = local.rows
         for condition in conditions:
             rows = local.refine(rows, condition)
-        extent = Extent(_client.each(client, _partitions.refine, shards, root.parts,
-                                     args=(conditions, n_bins, is_nominal)), len(rows))
+        extent = Extent(tuple((c, True) for c in conditions), len(rows))
         expected = shortened_in_memory(local, SearchResult(conditions, 0.0, rows)).conditions
         got = shortened(problem, SearchResult(conditions, 0.0, extent)).conditions
         assert got == expected, conditions
@@ -398,3 +397,77 @@ def test_cross_validation_runs_its_fits_on_the_cluster_through_joblib(client):
     in_process = rulebook.RuleBoostingRegressorCV(**params).fit(X, targets["squared"])
     assert on_cluster.best_params_ == in_process.best_params_
     assert on_cluster.ensemble_ == in_process.ensemble_
+
+
+# -- what a worker keeps -------------------------------------------------------------
+def test_raw_score_codes_hold_the_in_memory_raw_scores_bit_for_bit(monkeypatch):
+    # The raw scores as codes into a table of distinct values give, rule
+    # after rule, exactly what raw[rows] += weight gives in memory: from one
+    # byte a row, to two, to float64 scores once the distinct values pass
+    # MAX_CODE_CELLS (lowered here).
+    from rulebook.dask import _partitions
+
+    monkeypatch.setattr(_partitions, "MAX_CODE_CELLS", 600)
+    rng = np.random.default_rng(11)
+    n, d = 3000, 16
+    X_binned = np.asfortranarray(rng.integers(0, 4, size=(n, d)).astype(np.uint8))
+    weight = rng.choice([0.0, 1.0, 2.5], n)
+    shard = _partitions.Shard(X_binned, np.ones(n, np.int8), weight)
+    n_bins = np.full(d, 3)
+    scores = _partitions.initial_scores(shard, None, 0.3)
+    raw = np.full(n, 0.3)
+    dtypes = []
+    for k in range(d):
+        terms = (((k, 0, 1), True),) if k < 12 else (((k, 0, 1), True), ((0, 2, 2), False))
+        w = float(rng.normal())
+        scores = _partitions.add_weight(shard, scores, terms, n_bins, w)
+        rows = _partitions.extent_rows(shard, terms, n_bins)
+        raw[rows] += w
+        if k == 4:
+            scores, raw = _partitions.shift(shard, scores, -0.1), raw - 0.1
+        np.testing.assert_array_equal(scores.at(np.arange(n)), raw)
+        dtypes.append(None if scores.codes is None else scores.codes.dtype)
+    assert dtypes[0] == np.uint8 and np.uint16 in dtypes and dtypes[-1] is None
+
+
+def test_extent_rows_are_the_in_memory_splits_rows_of_positive_weight():
+    from rulebook.dask import _partitions
+    from rulebook.search import SearchProblem
+
+    rng = np.random.default_rng(12)
+    n = 2000
+    n_bins = np.array([5, 7, 3])
+    X_binned = np.asfortranarray(np.column_stack([rng.integers(0, nb + 1, n) for nb in n_bins])
+                                 .astype(np.uint8))
+    weight = rng.choice([0.0, 1.0], n)
+    shard = _partitions.Shard(X_binned, np.zeros(n), weight)
+    ones = np.ones(n)
+    local = SearchProblem(X_binned=X_binned.astype(np.uint16), n_bins=n_bins,
+                          is_nominal=np.array([False, True, False]), g=ones, h=ones, c=weight,
+                          rows=np.flatnonzero(weight > 0), reg_lambda=0.0, objective=2)
+    for conditions in [((0, 0, 2), (1, 2, 4)), ((2, 1, 1), (1, 3, 0), (0, 1, 0))]:
+        rows, terms = local.rows, ()
+        for condition in conditions:
+            kept, removed = local.split(rows, condition)
+            np.testing.assert_array_equal(
+                _partitions.extent_rows(shard, terms + ((condition, False),), n_bins), removed)
+            rows, terms = kept, terms + ((condition, True),)
+            np.testing.assert_array_equal(_partitions.extent_rows(shard, terms, n_bins), rows)
+    assert _partitions.codes_dtype(np.array([255, 3])) == np.uint8
+    assert _partitions.codes_dtype(np.array([256, 3])) == np.uint16
+
+
+def test_more_than_256_bins_keep_two_byte_codes_and_the_in_memory_fit(client):
+    rng = np.random.default_rng(13)
+    n = 1200
+    X = pd.DataFrame({"u": rng.integers(0, 400, n).astype(float), "v": rng.normal(size=n)})
+    y = (X["u"] > 150) * 1.0 + X["v"] * 0.3 + rng.normal(size=n)
+    params = {"n_rules": 3, "max_bins": 300, "verbose": 0}
+    binner = Binner(max_bins=300)
+    binner.fit_transform(X, np.ones(n))
+    assert binner.n_bins_.max() > 255
+    params["cut_points"] = {f.name: f.thresholds for f in binner.features_}
+    Xd, yd = _partitioned(X, y.to_numpy(), chunksize=300)
+    fitted = rdask.RuleBoostingRegressor(**params).fit(Xd, yd)
+    reference = rulebook.RuleBoostingRegressor(**params).fit(X, y)
+    assert_same_fit(fitted, reference)

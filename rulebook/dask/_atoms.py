@@ -25,6 +25,7 @@ from functools import partial
 
 import numpy as np
 
+from .._config import X_BINNED_DTYPE
 from ..boosting import fit_boosting
 from . import _client, _partitions
 
@@ -64,7 +65,8 @@ def merged_atoms(client, shards):
             "stagewise weights, whose distributed search does not depend on them.")
     shared = client.scatter(table, broadcast=True)
     ids = _client.each(client, _partitions.atom_ids, shards, [shared] * len(shards))
-    return np.asfortranarray(table), ids
+    # The in-memory loop's dtype, whatever the shards' (uint8 at most 256 bins).
+    return np.asfortranarray(table, dtype=X_BINNED_DTYPE), ids
 
 
 def fit_on_atoms(client, shards, setup):

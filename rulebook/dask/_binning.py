@@ -104,7 +104,8 @@ def fit_bins(client, X, y, weight, binner, classify):
     thresholds = {f.index: f.thresholds for f in features if f.kind == NUMERIC}
     categories = {f.index: f.categories for f in features if f.kind == NOMINAL}
     shards = _client.per_partition(client, _partitions.bin_partition, (X, y, weight), kinds,
-                                   thresholds, categories, summary.get("classes"))
+                                   thresholds, categories, summary.get("classes"),
+                                   _partitions.codes_dtype(binner.n_bins_))
     return shards, summary
 
 

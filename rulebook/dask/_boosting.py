@@ -36,14 +36,13 @@ from ._search import DistributedProblem, Extent, shortened
 class DistributedSetup:
     """Everything fixed for one distributed fit.
 
-    ``shards`` are futures of :class:`~rulebook.dask._partitions.Shard`;
+    ``workers`` the binned partitions (:class:`~rulebook.dask._client.Workers`);
     ``binner`` a :class:`~rulebook.binning.Binner` with ``features_`` set;
     ``learner`` a :class:`~rulebook.greedy.GreedyLearner` (the other
     learners run on merged atoms, :mod:`rulebook.dask._atoms`).
     """
 
-    client: object
-    shards: list
+    workers: object
     binner: object
     loss: object
     learner: object
@@ -58,26 +57,20 @@ class _Fit:
     """The state of the rounds: intercept, rules, raw scores on the workers."""
 
     def __init__(self, setup):
-        self.setup, self.client = setup, setup.client
-        totals = self._sum(_client.each(self.client, _partitions.totals, setup.shards))
+        self.setup, self.workers = setup, setup.workers
+        totals = self.workers.sum(_partitions.totals, None)
         self.total_weight, self.n_active = float(totals[0]), int(totals[3])
         self.intercept = baseline(setup.loss, totals)
-        self.raw = _client.each(self.client, _partitions.initial_raw, setup.shards,
-                                args=(self.intercept,))
-        roots = _client.each(self.client, _partitions.root_rows, setup.shards)
-        self.root = Extent(roots, self.n_active)
+        self.scores = self.workers.map(_partitions.initial_scores, None, self.intercept)
         self.rules = []
 
-    def _sum(self, futures):
-        return _client.reduce(self.client, futures, _partitions.add_arrays)
+    @property
+    def n_bins(self):
+        return self.setup.binner.n_bins_
 
-    def gradients(self, raw):
-        return _client.each(self.client, _partitions.gradients, self.setup.shards, raw,
-                            args=(self.setup.loss,))
-
-    def problem(self, gh):
+    def problem(self, scores):
         setup, binner = self.setup, self.setup.binner
-        return DistributedProblem(self.client, setup.shards, gh, Extent(self.root.parts, self.n_active),
+        return DistributedProblem(self.workers, scores, setup.loss, Extent((), self.n_active),
                                   self.total_weight, binner.n_bins_, binner.is_nominal_,
                                   float(setup.reg_lambda), search_code(setup.objective),
                                   setup.max_rule_length or 0)
@@ -87,44 +80,48 @@ class _Fit:
         result = greedy_search(problem)
         return shortened(problem, result) if self.setup.learner.shorten else result
 
-    def train_loss(self, raw):
-        """The training loss of the model of ``raw``, as a callable: its sums
+    def train_loss(self, scores):
+        """The training loss of the model of ``scores``, as a callable: its sums
         are left to run while the rounds go on and read at the end."""
-        parts = _client.each(self.client, _partitions.total_loss, self.setup.shards, raw,
-                             args=(self.setup.loss,))
-        return lambda: float(self._sum(parts)[0]) / self.total_weight
+        parts = self.workers.run(_partitions.total_loss, scores, self.setup.loss)
+        return lambda: float(_client.reduce(self.workers.client, parts,
+                                            _partitions.add_results)[0]) / self.total_weight
 
-    def rule_weight(self, extent, G, H, raw):
+    def rule_weight(self, extent, G, H, scores):
         """``weight_updates._rule_weight`` over an extent spread over partitions."""
         setup = self.setup
         if setup.objective == "second_order":
             weight = second_order_weight(G, H, setup.reg_lambda)
             if setup.loss.name == "squared":
                 return weight
-            parts = _client.each(self.client, _partitions.extent_losses, setup.shards, raw,
-                                 extent.parts, args=(setup.loss, (weight, 0.0)))
-            with_weight, without = self._sum(parts)
+            with_weight, without = self.workers.sum(
+                _partitions.extent_losses, scores, extent.terms, self.n_bins, setup.loss,
+                (weight, 0.0))
             if with_weight + 0.5 * setup.reg_lambda * weight**2 <= without:
                 return weight
         # losses.newton_rule_weight itself (its bracketing and Brent search),
         # its derivative summed over the partitions: the loss it is given
         # returns that sum as its one "gradient", at raw score 0 + w = w.
-        summed = _SummedDerivative(self, extent, raw)
+        summed = _SummedDerivative(self, extent, scores)
         return newton_rule_weight(summed, None, 0.0, None, setup.reg_lambda)
+
+    def add(self, scores, extent, weight):
+        """Futures of the new raw scores: ``weight`` added on the extent's rows."""
+        return self.workers.map(_partitions.add_weight, scores, extent.terms, self.n_bins, weight)
 
 
 class _SummedDerivative:
     """A stand-in loss for :func:`rulebook.losses.newton_rule_weight`: its
     ``gradient_hessian`` at ``w`` is ``sum g_i(raw_i + w)`` over an extent."""
 
-    def __init__(self, fit, extent, raw):
-        self.fit, self.extent, self.raw = fit, extent, raw
+    def __init__(self, fit, extent, scores):
+        self.fit, self.extent, self.scores = fit, extent, scores
 
     def gradient_hessian(self, y, weight, sample_weight):
         fit = self.fit
-        parts = _client.each(fit.client, _partitions.extent_derivative, fit.setup.shards, self.raw,
-                             self.extent.parts, args=(fit.setup.loss, float(weight)))
-        return fit._sum(parts), None
+        total = fit.workers.sum(_partitions.extent_derivative, self.scores, self.extent.terms,
+                                fit.n_bins, fit.setup.loss, float(weight))
+        return total, None
 
 
 def baseline(loss, totals):
@@ -158,19 +155,18 @@ def fit_boosting(setup):
     """
     started = time.perf_counter()
     fit = _Fit(setup)
-    raw = fit.raw
-    history = [_record(0, "(intercept)", fit.intercept, np.nan, fit.train_loss(raw), 1.0, 0, 0,
+    scores = fit.scores
+    history = [_record(0, "(intercept)", fit.intercept, np.nan, fit.train_loss(scores), 1.0, 0, 0,
                        time.perf_counter() - started, {"intercept": fit.intercept, "weights": ()})]
     for t in range(1, setup.n_rules + 1):
         check_interrupt()
         start = time.perf_counter()
-        gh = fit.gradients(raw)
-        if t == 1:
-            gradient_scale = float(fit._sum(_client.each(fit.client, _partitions.absolute_gradient_sum, gh))[0])
-        problem = fit.problem(gh)
+        problem = fit.problem(scores)
         result = fit.search(problem)
+        if t == 1:  # the root's sums came with its histograms: sum |g| of the first round
+            gradient_scale = problem.rows.abs_gradient
         if not result.conditions and result.value > 0:
-            raw, gh, problem, result = _shift_intercept(fit, problem, raw, gh, result)
+            scores, problem, result = _shift_intercept(fit, problem, scores, result)
         G, H, C = problem.sums(result.rows)
         if abs(G) <= _STOP_TOLERANCE * gradient_scale or not result.value > 0 or not result.conditions:
             warnings.warn(f"boosting stopped after {t - 1} rules: {_stop_reason(result)}.",
@@ -178,14 +174,15 @@ def fit_boosting(setup):
             break
         query = Query(tuple(setup.binner.proposition(*c) for c in result.conditions))
         coverage = C / fit.total_weight
-        weight = fit.rule_weight(result.rows, G, H, raw)
-        raw = _client.each(fit.client, _partitions.add_weight, raw, result.rows.parts, args=(weight,))
+        weight = fit.rule_weight(result.rows, G, H, scores)
+        scores = fit.add(scores, result.rows, weight)
         fit.rules.append(Rule(query, weight, coverage))
         complexity = len(fit.rules) + sum(len(r) for r in fit.rules)
         stats = {**result.stats, "intercept": float(fit.intercept),
                  "weights": tuple(float(r.weight) for r in fit.rules)}
-        history.append(_record(t, str(query), weight, result.value, fit.train_loss(raw), coverage,
-                               len(query), complexity, time.perf_counter() - start, stats))
+        history.append(_record(t, str(query), weight, result.value, fit.train_loss(scores),
+                               coverage, len(query), complexity, time.perf_counter() - start,
+                               stats))
         if setup.progress is not None:
             setup.progress.update(1)
     for record in history:
@@ -193,21 +190,20 @@ def fit_boosting(setup):
     return fit.intercept, fit.rules, _history_frame(history)
 
 
-def _shift_intercept(fit, problem, raw, gh, result):
+def _shift_intercept(fit, problem, scores, result):
     """A round whose best query is the empty one: the intercept moves by its
     weight and the round searches again (as the in-memory loop does); the
     shift is kept only if the new search finds a rule."""
     G, H, _ = problem.sums(problem.rows)
-    weight = fit.rule_weight(problem.rows, G, H, raw)
-    shifted = _client.each(fit.client, _partitions.shift, raw, args=(weight,))
-    gh2 = fit.gradients(shifted)
-    retry_problem = fit.problem(gh2)
+    weight = fit.rule_weight(problem.rows, G, H, scores)
+    shifted = fit.workers.map(_partitions.shift, scores, weight)
+    retry_problem = fit.problem(shifted)
     retry = fit.search(retry_problem)
     if not retry.conditions:
-        return raw, gh, problem, result
+        return scores, problem, result
     retry.stats = {**retry.stats, "intercept_shift": float(weight)}
     fit.intercept += weight
-    return shifted, gh2, retry_problem, retry
+    return shifted, retry_problem, retry
 
 
 def _record(t, rule, weight, objective, train_loss, coverage, length, complexity, seconds, stats):

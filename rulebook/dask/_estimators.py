@@ -183,8 +183,10 @@ class _DaskRuleBoosting:
         loss, max_rule_length = get_loss(self._loss_name_), self._max_rule_length() or 0
         with round_bar(self.n_rules, self.verbose) as progress:
             if on_histograms(learner, objective, weight_update):
+                workers = _client.Workers(client, shards)
+                del shards  # the workers' bundles hold them
                 intercept, rules, history = fit_boosting(DistributedSetup(
-                    client=client, shards=shards, binner=binner, loss=loss, learner=learner,
+                    workers=workers, binner=binner, loss=loss, learner=learner,
                     objective=objective, reg_lambda=float(self.reg_lambda), n_rules=self.n_rules,
                     max_rule_length=max_rule_length, progress=progress))
             else:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._config import X_BINNED_DTYPE
 from .._search_kernels import EQ, GT, LE
 from .._validation import (
     NOMINAL,
@@ -42,22 +41,52 @@ SKETCH_POINTS = 2048
 class Shard:
     """One partition, binned, with its target and weights (kept on a worker).
 
+    Everything a worker keeps of its rows between tasks, with the raw
+    scores (:class:`Scores`): the per-row statistics of a round (gradients,
+    Hessians, the rows of a search node) are recomputed inside each task
+    from these and dropped at its end.
+
     Attributes
     ----------
-    X_binned : ndarray of shape (n_rows, n_features), uint16, F-order
-    y : ndarray of shape (n_rows,), float64
-        The encoded target (classifier: +1 / -1).
-    c : ndarray of shape (n_rows,), float64
-        Sample weights.
-    rows : ndarray of shape (n_active,), intp
-        Rows of positive weight, ascending: the partition's part of the root
-        extent.
+    X_binned : ndarray of shape (n_rows, n_features), F-order
+        ``uint8`` when every column has at most 256 bins (its missing bin
+        included; the default ``max_bins=255``), else ``uint16``
+        (:func:`codes_dtype`).
+    y : ndarray of shape (n_rows,)
+        The encoded target: ``int8`` +1 / -1 for a classifier (exact as
+        float64), ``float64`` for a regressor.
+    c : ndarray of shape (n_rows,), float64, or None
+        Sample weights; None when the fit has none (every row weighs 1).
     """
 
     X_binned: np.ndarray
     y: np.ndarray
-    c: np.ndarray
-    rows: np.ndarray
+    c: np.ndarray | None
+
+    def __len__(self):
+        return self.X_binned.shape[0]
+
+    def weights(self, rows):
+        """Sample weights of ``rows``, float64 (ones without ``sample_weight``)."""
+        return np.ones(len(rows)) if self.c is None else self.c[rows]
+
+    def target(self, rows):
+        """The encoded target of ``rows``, float64."""
+        return self.y[rows].astype(np.float64)
+
+    def active(self):
+        """Rows of positive weight as a mask, or None when every row has."""
+        return None if self.c is None else self.c > 0
+
+    def nbytes(self):
+        """Bytes the shard holds."""
+        return self.X_binned.nbytes + self.y.nbytes + (0 if self.c is None else self.c.nbytes)
+
+
+def codes_dtype(n_bins):
+    """``uint8`` when every column's bins (``n_bins`` and the missing bin) fit
+    in one byte, else ``uint16``: half the memory at the default 255 bins."""
+    return np.uint8 if int(np.max(n_bins, initial=0)) <= 255 else np.uint16
 
 
 # -- the first pass: sketches, categories, target checks ---------------------
@@ -102,8 +131,12 @@ def summarize(part, y, weight, kinds, classify):
     numeric = [j for j, kind in enumerate(kinds) if kind != NOMINAL]
     block = numeric_block(part, numeric) if n else np.empty((0, len(numeric)))
     for k, j in enumerate(numeric):
-        keep = active & ~np.isnan(block[:, k])
-        out["sketch"][j] = compress(block[keep, k], weights[keep])
+        keep = ~np.isnan(block[:, k])
+        if weight is None:  # every row active and of weight 1: the sketch needs no weights
+            out["sketch"][j] = compress(block[keep, k] if not keep.all() else block[:, k], None)
+        else:
+            keep &= active
+            out["sketch"][j] = compress(block[keep, k], weights[keep])
     for j, kind in enumerate(kinds):
         if kind == NOMINAL:
             column = part.iloc[:, j]
@@ -152,8 +185,11 @@ def compress(values, weights):
 
     Parameters
     ----------
-    values, weights : ndarray of shape (m,), float64
-        Values without NaN, and positive weights.
+    values : ndarray of shape (m,), float64
+        Values without NaN.
+    weights : ndarray of shape (m,), float64, or None
+        Positive weights; None for weight 1 each (then a plain sort, without
+        the permutation a weighted sketch needs: 25x faster on 250,000 rows).
 
     Returns
     -------
@@ -162,10 +198,15 @@ def compress(values, weights):
     """
     if len(values) == 0:
         return np.empty(0), np.empty(0)
-    order = np.argsort(values, kind="stable")
-    values, weights = values[order], weights[order]
-    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
-    distinct, weight = values[starts], np.add.reduceat(weights, starts)
+    if weights is None:
+        values = np.sort(values)
+        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+        distinct, weight = values[starts], np.diff(np.r_[starts, len(values)]).astype(np.float64)
+    else:
+        order = np.argsort(values, kind="stable")
+        values, weights = values[order], weights[order]
+        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+        distinct, weight = values[starts], np.add.reduceat(weights, starts)
     if len(distinct) <= SKETCH_POINTS:
         return distinct, weight
     cumulative = np.cumsum(weight)
@@ -216,7 +257,7 @@ def _python_scalar(value):
 
 
 # -- the second pass: bin codes ----------------------------------------------
-def bin_partition(part, y, weight, kinds, thresholds, categories, classes):
+def bin_partition(part, y, weight, kinds, thresholds, categories, classes, dtype):
     """The partition as a :class:`Shard`: bin codes, encoded target, weights.
 
     Parameters
@@ -231,13 +272,15 @@ def bin_partition(part, y, weight, kinds, thresholds, categories, classes):
         Per nominal column position, its categories in bin order.
     classes : ndarray of shape (2,) or None
         A classifier's labels (``classes[1]`` is +1); None for a regressor.
+    dtype : numpy dtype
+        Of the bin codes (:func:`codes_dtype`).
 
     Returns
     -------
     Shard
     """
     n = len(part)
-    X_binned = np.empty((n, len(kinds)), dtype=X_BINNED_DTYPE, order="F")
+    X_binned = np.empty((n, len(kinds)), dtype=dtype, order="F")
     numeric = [j for j, kind in enumerate(kinds) if kind != NOMINAL]
     block = numeric_block(part, numeric) if n else np.empty((0, len(numeric)))
     for k, j in enumerate(numeric):
@@ -247,8 +290,10 @@ def bin_partition(part, y, weight, kinds, thresholds, categories, classes):
             X_binned[:, j] = _category_codes(part.iloc[:, j], categories[j])
     target, weights = _target_and_weights(part, y, weight, classes is not None)
     if classes is not None:
-        target = np.where(target == classes[1], 1.0, -1.0)
-    return Shard(X_binned, np.asarray(target, np.float64), weights, np.flatnonzero(weights > 0))
+        target = np.where(target == classes[1], 1, -1).astype(np.int8)
+    else:
+        target = np.asarray(target, np.float64)
+    return Shard(X_binned, target, None if weight is None else weights)
 
 
 def _category_codes(column, categories):
@@ -263,70 +308,99 @@ def _category_codes(column, categories):
     return remap[codes]
 
 
-# -- the boosting rounds -------------------------------------------------------
-def initial_raw(shard, intercept):
-    """Raw scores of the model before the first rule: the intercept everywhere."""
-    return np.full(len(shard.y), intercept)
+# -- raw scores -------------------------------------------------------------------
+# Distinct raw scores a partition keeps as codes (uint16) at most; beyond,
+# float64 scores per row.
+MAX_CODE_CELLS = 65536
 
 
-def gradients(shard, raw, loss):
-    """``(g, h)`` of the partition's rows (sample-weighted), as in the in-memory loop."""
-    return loss.gradient_hessian(shard.y, raw, shard.c)
+@dataclass(frozen=True)
+class Scores:
+    """A partition's raw scores as a code per row into a table of values.
 
+    A model's raw score is the same on every row covered by the same rules,
+    so a partition holds few distinct scores (at most ``2^rules``): each
+    row keeps the position of its score in ``table`` (``uint8`` while there
+    are at most 256, ``uint16`` up to 65,536; beyond, ``codes`` is None and
+    ``table`` holds every row's score). One or two bytes a row where float64
+    scores took eight; the values are those the in-memory loop computes
+    (``raw[rows] += weight`` adds the same two numbers).
 
-def totals(shard):
-    """``[sum s, sum s y, sum s [y > 0], rows of positive weight]``: what the
-    intercept of every loss needs, and the root extent's size."""
-    c, y = shard.c, shard.y
-    return np.array([c.sum(), (c * y).sum(), c[y > 0].sum(), len(shard.rows)], dtype=np.float64)
-
-
-def root_rows(shard):
-    """The partition's rows of positive weight (its part of the root extent)."""
-    return shard.rows
-
-
-def absolute_gradient_sum(gh):
-    """``sum |g|`` of the partition (the loop's scale for its stopping test)."""
-    return np.array([np.abs(gh[0]).sum()])
-
-
-def _local_problem(shard, gh, n_bins, is_nominal):
-    # The in-memory problem of one partition: its histograms and splits are
-    # rulebook's own (search.SearchProblem), on the partition's rows.
-    g, h = gh
-    return SearchProblem(X_binned=shard.X_binned, n_bins=n_bins, is_nominal=is_nominal, g=g, h=h,
-                         c=shard.c, rows=shard.rows, reg_lambda=0.0, objective=0)
-
-
-def histograms(shard, gh, rows, n_bins, is_nominal):
-    """``(G, H, C, N)`` histograms of the partition's rows ``rows``.
-
-    Returns
-    -------
-    ndarray of shape (n_features, max(n_bins) + 1, 4), float64
+    Attributes
+    ----------
+    codes : ndarray of shape (n_rows,), uint8 or uint16, or None
+    table : ndarray of float64
     """
-    return _local_problem(shard, gh, n_bins, is_nominal).histograms(rows)
+
+    codes: np.ndarray | None
+    table: np.ndarray
+
+    def at(self, rows):
+        """The raw scores of ``rows``, float64."""
+        if self.codes is None:
+            return self.table[rows]
+        return self.table[self.codes[rows]]
+
+    def nbytes(self):
+        """Bytes the scores hold."""
+        return self.table.nbytes + (0 if self.codes is None else self.codes.nbytes)
 
 
-def split(shard, rows, condition, n_bins, is_nominal):
-    """``(kept, removed)``: the partition's rows of ``rows`` satisfying the
-    binned ``(feature, op, bin)`` condition or not, ascending."""
-    problem = _local_problem(shard, (shard.c, shard.c), n_bins, is_nominal)
-    return problem.split(rows, condition)
+def initial_scores(shard, scores, intercept):
+    """Raw scores of the model before the first rule: the intercept everywhere
+    (``scores`` is None: there are none yet)."""
+    return Scores(np.zeros(len(shard), np.uint8), np.array([float(intercept)]))
 
 
-def refine(shard, rows, conditions, n_bins, is_nominal):
-    """The rows of ``rows`` satisfying every condition of ``conditions``."""
-    problem = _local_problem(shard, (shard.c, shard.c), n_bins, is_nominal)
-    for condition in conditions:
-        rows = problem.refine(rows, condition)
-    return rows
+def add_weight(shard, scores, terms, n_bins, weight):
+    """New :class:`Scores`: ``weight`` added on the rows of the extent ``terms``.
+
+    Every score gets a twin ``score + weight``; the extent's rows move to
+    the twins; scores no row holds any more are dropped.
+    """
+    rows = extent_rows(shard, terms, n_bins)
+    if scores.codes is None:
+        raw = scores.table.copy()
+        raw[rows] += weight
+        return Scores(None, raw)
+    n_cells = len(scores.table)
+    codes = scores.codes.astype(np.uint32)
+    codes[rows] += n_cells
+    table = np.r_[scores.table, scores.table + weight]
+    held = np.bincount(codes, minlength=2 * n_cells) > 0
+    table = table[held]
+    remap = np.cumsum(held) - 1
+    if len(table) > MAX_CODE_CELLS:  # too many distinct scores for codes: the scores themselves
+        return Scores(None, table[remap[codes]])
+    dtype = np.uint8 if len(table) <= 256 else np.uint16
+    return Scores(remap.astype(dtype)[codes], table)
 
 
-def count(rows):
-    """``[len(rows)]``, as an array so that counts sum like the other reductions."""
-    return np.array([len(rows)], dtype=np.float64)
+def shift(shard, scores, weight):
+    """New :class:`Scores`: ``weight`` added on every row (an intercept shift)."""
+    return Scores(scores.codes, scores.table + weight)
+
+
+# -- extents -------------------------------------------------------------------------
+def extent_rows(shard, terms, n_bins):
+    """Rows of positive weight in the extent ``terms``, ascending (intp).
+
+    ``terms`` is a tuple of ``((feature, op, bin), inside)``: the rows
+    satisfying each condition (``inside`` True) or failing it (False). A
+    search node is its path from the root, recomputed from the bin codes
+    where it is needed (a pass over one byte a row per condition) rather
+    than kept as row indices between tasks (eight bytes a row per node).
+    """
+    mask = shard.active()
+    for (feature, op, bin_index), inside in terms:
+        covered = covered_bins(op, bin_index, int(n_bins[feature]))
+        if not inside:
+            covered = ~covered
+        in_term = covered[shard.X_binned[:, feature]]
+        mask = in_term if mask is None else mask & in_term
+    if mask is None:
+        return np.arange(len(shard))
+    return np.flatnonzero(mask)
 
 
 def covered_bins(op, bin_index, n_bins):
@@ -342,12 +416,84 @@ def covered_bins(op, bin_index, n_bins):
     return (b != bin_index) & (b != n_bins)
 
 
+# -- the boosting rounds -------------------------------------------------------
+def totals(shard, scores=None):
+    """``[sum s, sum s y, sum s [y > 0], rows of positive weight]``: what the
+    intercept of every loss needs, and the root extent's size."""
+    rows = extent_rows(shard, (), None)
+    c, y = shard.weights(rows), shard.target(rows)
+    return np.array([c.sum(), (c * y).sum(), c[y > 0].sum(), len(rows)], dtype=np.float64)
+
+
+def _gradients(shard, scores, rows, loss):
+    """``(g, h, c)`` of ``rows`` (sample-weighted), as the in-memory loop's at those rows."""
+    c = shard.weights(rows)
+    g, h = loss.gradient_hessian(shard.target(rows), scores.at(rows), c)
+    return g, h, c
+
+
+def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
+    """What the search needs of some extents of the partition, in one task.
+
+    Parameters
+    ----------
+    shard : Shard
+    scores : Scores
+    requests : sequence of (terms, bool)
+        An extent (:func:`extent_rows`) and whether its histograms are
+        wanted besides its sums.
+    loss : rulebook loss
+    n_bins, is_nominal : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    list of dict
+        Per request, ``sums``: ``[G, H, C, sum |g|, rows]``; ``hist``: the
+        ``(G, H, C, N)`` histograms, of shape
+        ``(n_features, max(n_bins) + 1, 4)``, when asked for.
+
+    Notes
+    -----
+    The gradients are computed here, for the extent's rows, and dropped:
+    they are those of the in-memory loop (the same elementwise formulas on
+    the same raw scores). The histograms are the in-memory ones
+    (``SearchProblem.histograms``), the gradients placed at their rows in
+    arrays of the partition's length that are never read elsewhere
+    (``np.empty``: untouched pages cost no memory).
+    """
+    out = []
+    for terms, with_hist in requests:
+        rows = extent_rows(shard, terms, n_bins)
+        g, h, c = _gradients(shard, scores, rows, loss)
+        result = {"sums": np.array([g.sum(), h.sum(), c.sum(), np.abs(g).sum(), len(rows)])}
+        if with_hist:
+            result["hist"] = _histograms(shard, rows, g, h, c, n_bins, is_nominal)
+        out.append(result)
+    return out
+
+
+def _histograms(shard, rows, g, h, c, n_bins, is_nominal):
+    n = len(shard)
+    full = [np.empty(n), np.empty(n), np.empty(n)]
+    for array, values in zip(full, (g, h, c)):
+        array[rows] = values
+    problem = SearchProblem(X_binned=shard.X_binned, n_bins=n_bins, is_nominal=is_nominal,
+                            g=full[0], h=full[1], c=full[2], rows=rows, reg_lambda=0.0,
+                            objective=0)
+    return problem.histograms(rows)
+
+
+def count(shard, scores, terms, n_bins):
+    """``[rows of the extent terms]``, as an array so that counts sum."""
+    return np.array([len(extent_rows(shard, terms, n_bins))], dtype=np.float64)
+
+
 # Conditions a failure pattern can record: the bits of an int64.
 MAX_PATTERN_CONDITIONS = 62
 
 
-def failure_patterns(shard, rows, conditions, n_bins):
-    """Rows of ``rows`` counted by the set of ``conditions`` they fail.
+def failure_patterns(shard, scores, conditions, n_bins):
+    """Rows of positive weight counted by the set of ``conditions`` they fail.
 
     Returns
     -------
@@ -356,6 +502,7 @@ def failure_patterns(shard, rows, conditions, n_bins):
         is the number of such rows. How many rows satisfy any subset of
         the conditions follows, without another pass over the rows.
     """
+    rows = extent_rows(shard, (), n_bins)
     pattern = np.zeros(len(rows), np.int64)
     for i, (feature, op, bin_index) in enumerate(conditions):
         fails = ~covered_bins(op, bin_index, int(n_bins[feature]))[shard.X_binned[rows, feature]]
@@ -373,45 +520,31 @@ def merge_patterns(*patterns):
     return out
 
 
-def extent_sums(shard, gh, rows):
-    """``(G, H, C)`` over the partition's rows ``rows``."""
-    g, h = gh
-    return np.array([g[rows].sum(), h[rows].sum(), shard.c[rows].sum()])
-
-
-def extent_derivative(shard, raw, rows, loss, weight):
-    """``sum g_i(raw_i + weight)`` over ``rows``: the derivative of the extent's
-    loss in a rule's weight, without its regularisation term."""
-    g, _ = loss.gradient_hessian(shard.y[rows], raw[rows] + weight, shard.c[rows])
+def extent_derivative(shard, scores, terms, n_bins, loss, weight):
+    """``sum g_i(raw_i + weight)`` over the extent: the derivative of its loss
+    in a rule's weight, without its regularisation term."""
+    rows = extent_rows(shard, terms, n_bins)
+    g, _ = loss.gradient_hessian(shard.target(rows), scores.at(rows) + weight, shard.weights(rows))
     return np.array([g.sum()])
 
 
-def extent_losses(shard, raw, rows, loss, weights):
-    """``sum s_i l(y_i, raw_i + w)`` over ``rows`` for each ``w`` of ``weights``."""
-    y, r, c = shard.y[rows], raw[rows], shard.c[rows]
+def extent_losses(shard, scores, terms, n_bins, loss, weights):
+    """``sum s_i l(y_i, raw_i + w)`` over the extent for each ``w`` of ``weights``."""
+    rows = extent_rows(shard, terms, n_bins)
+    y, r, c = shard.target(rows), scores.at(rows), shard.weights(rows)
     # loss.loss is the weighted mean; times the weight, the extent's sum, as
     # weight_updates._extent_loss computes it. Rows of an extent have
     # positive weight, so the mean is defined when there is a row.
     return np.array([loss.loss(y, r + w, c) * c.sum() if len(rows) else 0.0 for w in weights])
 
 
-def total_loss(shard, raw, loss):
+def total_loss(shard, scores, loss):
     """``sum s_i l(y_i, raw_i)`` over all the partition's rows."""
-    if not shard.c.sum() > 0:  # no row of positive weight: no loss (and no mean)
+    rows = np.arange(len(shard))
+    c = shard.weights(rows)
+    if not c.sum() > 0:  # no row of positive weight: no loss (and no mean)
         return np.zeros(1)
-    return np.array([loss.loss(shard.y, raw, shard.c) * shard.c.sum()])
-
-
-def add_weight(raw, rows, weight):
-    """New raw scores: ``raw`` with ``weight`` added on ``rows``."""
-    out = raw.copy()
-    out[rows] += weight
-    return out
-
-
-def shift(raw, weight):
-    """New raw scores: ``raw + weight`` on every row (an intercept shift)."""
-    return raw + weight
+    return np.array([loss.loss(shard.target(rows), scores.at(rows), c) * c.sum()])
 
 
 def add_arrays(*arrays):
@@ -422,6 +555,42 @@ def add_arrays(*arrays):
     return total
 
 
+def add_results(*results):
+    """The sum of equally structured results: arrays added, lists and dicts
+    item by item, in the order given (a reduction step)."""
+    first = results[0]
+    if isinstance(first, dict):
+        return {key: add_results(*(r[key] for r in results)) for key in first}
+    if isinstance(first, list):
+        return [add_results(*items) for items in zip(*results)]
+    return add_arrays(*results)
+
+
+# -- a worker's partitions together ---------------------------------------------------
+def bundle(*parts):
+    """The list of ``parts`` (a worker's shards, kept together: one task per
+    worker and search node instead of one per partition)."""
+    return list(parts)
+
+
+def over_bundle(shards, scores, task, args, merge):
+    """``task(shard, scores, *args)`` for each partition of a worker, merged
+    in partition order by ``merge`` (``scores`` may be None: not needed)."""
+    scores = [None] * len(shards) if scores is None else scores
+    return merge(*[task(shard, part, *args) for shard, part in zip(shards, scores)])
+
+
+def map_bundle(shards, scores, task, args):
+    """``[task(shard, scores, *args)]`` for each partition of a worker: its new states."""
+    scores = [None] * len(shards) if scores is None else scores
+    return [task(shard, part, *args) for shard, part in zip(shards, scores)]
+
+
+def held_bytes(shard, scores):
+    """``[bytes of the shard, bytes of its raw scores]`` (what a worker keeps of a partition)."""
+    return np.array([float(shard.nbytes()), 0.0 if scores is None else float(scores.nbytes())])
+
+
 # -- atoms (the optimal learner) ---------------------------------------------------
 def atoms_of(shard, limit):
     """The partition's distinct rows of bin codes (rows of positive weight),
@@ -429,9 +598,10 @@ def atoms_of(shard, limit):
 
     Returns
     -------
-    ndarray of shape (n_atoms, n_features), uint16, rows ascending
+    ndarray of shape (n_atoms, n_features), the shard's dtype, rows ascending
     """
-    return np.unique(np.ascontiguousarray(shard.X_binned[shard.rows]), axis=0)[:limit + 1]
+    rows = extent_rows(shard, (), None)
+    return np.unique(np.ascontiguousarray(shard.X_binned[rows]), axis=0)[:limit + 1]
 
 
 def merge_atoms(*tables, limit):
@@ -448,7 +618,8 @@ def _as_keys(codes):
 
 def atom_ids(shard, table):
     """The atom (row of ``table``) of each of the partition's rows of positive weight."""
-    keys, row_keys = _as_keys(table), _as_keys(shard.X_binned[shard.rows])
+    rows = extent_rows(shard, (), None)
+    keys, row_keys = _as_keys(table.astype(shard.X_binned.dtype)), _as_keys(shard.X_binned[rows])
     order = np.argsort(keys)
     return order[np.searchsorted(keys[order], row_keys)]
 
@@ -464,8 +635,8 @@ def atom_statistics(shard, ids, n_atoms):
     S_yy``, for the Poisson loss ``S_ylogy - f S_y - S_y + C e^f``, for the
     logistic loss those of its two classes' weights.
     """
-    rows = shard.rows
-    c, y = shard.c[rows], shard.y[rows]
+    rows = extent_rows(shard, (), None)
+    c, y = shard.weights(rows), shard.target(rows)
     xlogy = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0)), 0.0)
     columns = (c, c * y, c * y * y, c * (y > 0), c * (y < 0), c * xlogy)
     return np.stack([np.bincount(ids, weights=v, minlength=n_atoms) for v in columns])

@@ -1,14 +1,18 @@
 """A boosting round's search problem spread over a cluster's partitions.
 
 :class:`DistributedProblem` is a :class:`rulebook.search.SearchProblem` whose
-extents live on the workers: an :class:`Extent` holds one future of row
-indices per partition and, on the client, only its size. Its
-``histograms`` build each partition's histograms where the partition is and
-sum them in a tree (:func:`rulebook.dask._client.reduce`); the scan of the
-summed histograms is the in-memory one (``SearchProblem.best_refinements``),
-so :func:`rulebook.greedy.greedy_search` runs on it unchanged: per search
-node one histogram array of ``n_features x (max(n_bins) + 1) x 4`` floats
-crosses the network per partition, whatever the number of rows.
+rows live on the workers. An :class:`Extent` (a search node) is its path
+from the root, a few conditions, with its size and, once summed, its
+histograms: the workers recompute its rows from their bin codes, and its
+gradients from their raw scores, inside each task, and keep neither. Its
+``histograms`` build each worker's histograms of the node's rows and sum
+them (:class:`rulebook.dask._client.Workers`); the scan of the summed
+histograms is the in-memory one (``SearchProblem.best_refinements``), so
+:func:`rulebook.greedy.greedy_search` runs on it unchanged: per search node
+one histogram array of ``n_features x (max(n_bins) + 1) x 4`` floats
+crosses the network per worker, whatever the number of rows or partitions,
+and the node costs one round trip (the split itself is a new path, made on
+the client).
 
 The greedy learner's shortening (:mod:`rulebook.shortening`) reads the
 training rows; :func:`shortened` is the same greedy set cover with its
@@ -22,17 +26,19 @@ import numpy as np
 from .._search_kernels import N
 from ..proposition_space import _PropositionSpace
 from ..search import SearchProblem
-from . import _client, _partitions
+from . import _partitions
 from ._partitions import covered_bins
 
 
 class Extent:
-    """The rows a query covers, as one future of row indices per partition.
+    """The rows a query covers: its path of conditions from the root.
 
     Parameters
     ----------
-    parts : list of distributed.Future
-        Per partition, an ndarray of its row indices (ascending).
+    terms : tuple of ((int, int, int), bool)
+        ``((feature, op, bin), inside)``: the rows satisfying each binned
+        condition (``inside``) or failing it
+        (:func:`rulebook.dask._partitions.extent_rows`).
     size : int
         The number of rows (of all partitions).
     hist : ndarray of shape (n_features, max(n_bins) + 1, 4), optional
@@ -41,14 +47,19 @@ class Extent:
         Their ``(G, H, C)``, once summed.
     """
 
-    def __init__(self, parts, size, hist=None, sums=None):
-        self.parts = parts
+    def __init__(self, terms, size, hist=None, sums=None):
+        self.terms = tuple(terms)
         self.size = int(size)
         self.hist = hist
         self.sums = sums
+        self.abs_gradient = None
 
     def __len__(self):
         return self.size
+
+    def narrowed(self, condition, inside, size):
+        """The extent of the rows of this one satisfying (or failing) ``condition``."""
+        return Extent(self.terms + ((tuple(condition), bool(inside)),), size)
 
 
 class DistributedProblem(SearchProblem):
@@ -56,13 +67,15 @@ class DistributedProblem(SearchProblem):
 
     Parameters
     ----------
-    client : distributed.Client
-    shards : list of distributed.Future
-        The binned partitions (:class:`rulebook.dask._partitions.Shard`).
-    gh : list of distributed.Future
-        Per partition, the round's ``(g, h)``.
+    workers : rulebook.dask._client.Workers
+        The binned partitions.
+    scores : list of distributed.Future
+        Per worker, the raw scores of its partitions
+        (:class:`rulebook.dask._partitions.Scores`).
+    loss : rulebook loss
+        Of the round's gradients (computed on the workers, per node).
     root : Extent
-        The rows of positive weight.
+        The rows of positive weight (no condition).
     n_total : float
         Their summed sample weight.
     n_bins, is_nominal, reg_lambda, objective, max_rule_length
@@ -75,14 +88,14 @@ class DistributedProblem(SearchProblem):
     histograms (``best_refinements``) are the in-memory ones.
     """
 
-    def __init__(self, client, shards, gh, root, n_total, n_bins, is_nominal, reg_lambda,
+    def __init__(self, workers, scores, loss, root, n_total, n_bins, is_nominal, reg_lambda,
                  objective, max_rule_length=0):
         empty = np.empty(0)
         super().__init__(X_binned=np.empty((0, len(n_bins)), np.uint16), n_bins=n_bins,
                          is_nominal=is_nominal, g=empty, h=empty, c=empty, rows=root,
                          reg_lambda=reg_lambda, objective=objective,
                          max_rule_length=max_rule_length, allowed=None)
-        self.client, self.shards, self.gh = client, shards, gh
+        self.workers, self.scores, self.loss = workers, scores, loss
         self._n_total = float(n_total)
 
     @property
@@ -94,25 +107,33 @@ class DistributedProblem(SearchProblem):
     def n_features(self):
         return len(self.n_bins)
 
+    def fetch(self, requests):
+        """Sums and histograms of extents, in one round trip.
+
+        ``requests`` are ``(extent, with_histograms)`` pairs; the results
+        are kept on the extents (``sums``, ``abs_gradient``, ``hist``).
+        """
+        results = self.workers.sum(_partitions.node_statistics, self.scores,
+                                   tuple((extent.terms, bool(hist)) for extent, hist in requests),
+                                   self.loss, self.n_bins, self.is_nominal)
+        for (extent, _), result in zip(requests, results):
+            G, H, C, abs_gradient, _ = result["sums"]
+            extent.sums = (float(G), float(H), float(C))
+            extent.abs_gradient = float(abs_gradient)
+            if "hist" in result:
+                extent.hist = result["hist"]
+
     def histograms(self, rows):
         """Summed ``(G, H, C, N)`` histograms of the extent ``rows`` (kept on it)."""
         if rows.hist is None:
-            rows.hist = _client.reduce(self.client, self._histogram_parts(rows),
-                                       _partitions.add_arrays)
+            self.fetch([(rows, True)])
         return rows.hist
-
-    def _histogram_parts(self, rows):
-        return _client.each(self.client, _partitions.histograms, self.shards, self.gh, rows.parts,
-                            args=(self.n_bins, self.is_nominal))
 
     def split(self, rows, condition):
         """``(kept, removed)`` extents; their sizes from the histograms of ``rows``."""
-        pairs = _client.each(self.client, _partitions.split, self.shards, rows.parts,
-                             args=(condition, self.n_bins, self.is_nominal))
-        kept = _client.each(self.client, _first, pairs)
-        removed = _client.each(self.client, _second, pairs)
         n_kept = covered_count(self.histograms(rows), condition, self.n_bins)
-        return Extent(kept, n_kept), Extent(removed, len(rows) - n_kept)
+        return rows.narrowed(condition, True, n_kept), rows.narrowed(condition, False,
+                                                                     len(rows) - n_kept)
 
     def refine(self, rows, condition):
         """The extent of ``rows`` satisfying the condition."""
@@ -123,56 +144,30 @@ class DistributedProblem(SearchProblem):
         them (``SearchProblem.child_histograms``: the smaller side built,
         the other by subtraction).
 
-        ``kept``'s sums are summed in the same round trip: if it is the
-        round's query, its rule weight needs them.
+        ``kept``'s sums come in the same round trip: if it is the round's
+        query, its rule weight needs them.
         """
-        by_subtraction = len(removed) < len(kept)
-        side = removed if by_subtraction else kept
-        hist, sums = _client.reduce_all(self.client, [
-            (self._histogram_parts(side), _partitions.add_arrays),
-            (self._sum_parts(kept), _partitions.add_arrays)])
-        side.hist = hist
-        kept.sums = tuple(float(v) for v in sums)
-        kept.hist = parent_hist - hist if by_subtraction else hist
+        if len(removed) < len(kept):
+            self.fetch([(removed, True), (kept, False)])
+            kept.hist = parent_hist - removed.hist
+        else:
+            self.fetch([(kept, True)])
         return kept.hist
 
     def sums(self, rows):
         """``(G, H, C)`` over the extent, summed over partitions (kept on it).
 
-        The extent's histograms, if not built yet, are built in the same
-        round trip (the greedy search asks for both at its root).
+        The extent's histograms, if not built yet, come in the same round
+        trip (the greedy search asks for both at its root).
         """
-        if rows.sums is not None:
-            return rows.sums
-        reductions = [(self._sum_parts(rows), _partitions.add_arrays)]
-        if rows.hist is None:
-            reductions.append((self._histogram_parts(rows), _partitions.add_arrays))
-        sums, *hist = _client.reduce_all(self.client, reductions)
-        if hist:
-            rows.hist = hist[0]
-        rows.sums = tuple(float(v) for v in sums)
+        if rows.sums is None:
+            self.fetch([(rows, rows.hist is None)])
         return rows.sums
-
-    def _sum_parts(self, rows):
-        return _client.each(self.client, _partitions.extent_sums, self.shards, self.gh, rows.parts)
 
     def count(self, conditions):
         """Rows of the root extent satisfying every one of ``conditions``."""
-        parts = _client.each(self.client, _partitions.refine, self.shards, self.rows.parts,
-                             args=(tuple(conditions), self.n_bins, self.is_nominal))
-        counts = _client.each(self.client, _partitions.count, parts)
-        return int(_client.reduce(self.client, counts, _partitions.add_arrays)[0])
-
-    def _parallel(self, rows):
-        return False
-
-
-def _first(pair):
-    return pair[0]
-
-
-def _second(pair):
-    return pair[1]
+        terms = tuple((tuple(c), True) for c in conditions)
+        return round(float(self.workers.sum(_partitions.count, None, terms, self.n_bins)[0]))
 
 
 def covered_count(hist, condition, n_bins):
@@ -241,11 +236,8 @@ def _greedy_cover(problem, space, extent, max_chosen):
         chosen.append(best)
         n_out = best_count
         if n_out > 0 and len(chosen) < max_chosen:
-            conditions = space.conditions(chosen)
-            parts = _client.each(problem.client, _partitions.refine, problem.shards,
-                                 problem.rows.parts,
-                                 args=(conditions, problem.n_bins, problem.is_nominal))
-            satisfying = problem.histograms(Extent(parts, n_out + len(extent)))[:, :, N]
+            terms = tuple((tuple(c), True) for c in space.conditions(chosen))
+            satisfying = problem.histograms(Extent(terms, n_out + len(extent)))[:, :, N]
     return chosen if n_out == 0 else None
 
 
@@ -270,9 +262,8 @@ def _without_redundant(problem, space, props, size):
         def rows_satisfying(others):
             return problem.count([conditions[j] for j in others])
     else:
-        parts = _client.each(problem.client, _partitions.failure_patterns, problem.shards,
-                             problem.rows.parts, args=(conditions, problem.n_bins))
-        patterns = _client.reduce(problem.client, parts, _partitions.merge_patterns)
+        patterns = problem.workers.sum(_partitions.failure_patterns, None, tuple(conditions),
+                                       problem.n_bins, merge=_partitions.merge_patterns)
 
         def rows_satisfying(others):
             bits = sum(1 << j for j in others)
