@@ -392,15 +392,29 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
                 self.learner, self.objective, self.search, self.weight_update)
         except ValueError:
             return False
-        return (isinstance(learner, GreedyLearner) and objective == "second_order"
-                and weight_update == "stagewise" and not self.include_linear)
+        return (self._learner_fits_several_outputs(learner, objective)
+                and objective == "second_order" and weight_update == "stagewise"
+                and not self.include_linear)
+
+    def _learner_fits_several_outputs(self, learner, objective):
+        """The greedy learner, or the optimal one where its exact search of
+        several outputs applies (:mod:`rulebook.multi_output_search`)."""
+        if objective == "orthogonal":
+            return False
+        if isinstance(learner, GreedyLearner):
+            return True
+        return (isinstance(learner, OptimalLearner) and learner.max_nodes is None
+                and learner.approximation == 1.0 and self._max_rule_length() in (1, 2)
+                and self.reg_lambda > 0)
 
     def _check_multi_output(self, learner, objective, weight_update, outputs, loss_name):
         """Refuse, naming the parameter, what a target of several outputs cannot use yet."""
         refused = []
-        if not isinstance(learner, GreedyLearner) or objective == "orthogonal":
+        if not self._learner_fits_several_outputs(learner, objective):
             refused.append(f"learner={self.learner!r}" + (
-                f" with search={self.search!r}" if self.search is not None else ""))
+                f" with search={self.search!r}" if self.search is not None else "") + (
+                f", max_rule_length={self.max_rule_length!r}, reg_lambda={self.reg_lambda!r}"
+                if isinstance(learner, OptimalLearner) else ""))
         if self.objective != "second_order":
             refused.append(f"objective={self.objective!r}")
         if self.weight_update not in ("auto", "stagewise"):
@@ -409,9 +423,10 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             refused.append("include_linear=True")
         if not refused:
             return
-        works = ("learner='greedy' (the default), objective='second_order', stagewise weights "
-                 "and include_linear=False; the optimal and orthogonal learners fit one output "
-                 "only so far.")
+        works = ("learner='greedy' (the default) or learner='optimal' (rules of at most 2 "
+                 "conditions, reg_lambda > 0, no max_nodes or approximation), "
+                 "objective='second_order', stagewise weights and include_linear=False; the "
+                 "orthogonal learner fits one output only so far.")
         if loss_name == "multinomial":
             # "Only binary classification is supported.": the words scikit-learn's
             # check_classifier_not_supporting_multiclass expects.

@@ -65,12 +65,12 @@ import numba
 import numpy as np
 
 from . import _bound_kernels as kernels
-from . import pair_search
+from . import multi_output_search, pair_search
 from ._precompile import prepare as prepare_kernels
 from .bnb_search import ORDERS, _BranchAndBound, ratio_order  # noqa: F401 (ratio_order: imported from here)
 from .greedy import greedy_search
 from .proposition_space import _PropositionSpace
-from .search import SearchResult
+from .search import MultiOutputProblem, SearchResult
 from .shortening import shorten_conditions, shortest_equivalent
 
 
@@ -410,6 +410,9 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     if memory_limit is not None and not (_is_number(memory_limit) and memory_limit > 0):
         raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
                          f"got {memory_limit!r}")
+    if isinstance(problem, MultiOutputProblem):
+        return _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy,
+                                    shorten)
     pairs = pair_search.applies(problem) and max_nodes is None and approximation == 1.0
     if pairs:
         # Before the clock starts: a first fit's compiling is not search time.
@@ -451,6 +454,36 @@ def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_
                                                        n_jobs=n_jobs)
     conditions = sorted(tuple(int(v) for v in c) for c in conditions)
     rows = root
+    for condition in conditions:
+        rows = problem.refine(rows, condition)
+    if shorten:
+        conditions = shorten_conditions(problem, conditions, rows)
+    return SearchResult(tuple(conditions), value, np.sort(rows), stats)
+
+
+def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy, shorten):
+    """``optimal_search`` for several outputs (:mod:`rulebook.multi_output_search`)."""
+    if not (multi_output_search.applies(problem) and max_nodes is None
+            and approximation == 1.0):
+        raise ValueError(
+            "learner='optimal' with several outputs searches rules of at most 2 conditions "
+            "exactly, with reg_lambda > 0, every proposition allowed and nominal columns of at "
+            f"most {pair_search.MAX_BRANCHED_CATEGORIES} categories, without max_nodes or "
+            f"approximation; got max_rule_length={problem.max_rule_length}, "
+            f"reg_lambda={problem.reg_lambda}, max_nodes={max_nodes}, "
+            f"approximation={approximation}. Use learner='greedy' for other settings.")
+    started = time.perf_counter()
+    time_limit = resolve_time_limit(time_limit)
+    seed = None
+    if seed_greedy:
+        greedy = greedy_search(problem)
+        if greedy.conditions:
+            seed = (float(greedy.value), list(greedy.conditions))
+    deadline = None if time_limit is None else started + time_limit
+    conditions, value, stats = multi_output_search.multi_output_search(
+        problem, deadline=deadline, seed=seed, started=started)
+    conditions = sorted(tuple(int(v) for v in c) for c in conditions)
+    rows = problem.rows
     for condition in conditions:
         rows = problem.refine(rows, condition)
     if shorten:

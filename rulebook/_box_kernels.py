@@ -1,0 +1,285 @@
+"""Numba kernels of the exact two-condition search with several outputs.
+
+:mod:`rulebook.multi_output_search` finds the best query of at most two
+conditions for a rule with a complete head (objective: the sum over
+outputs of ``G_k^2 / (2 n (lambda + H_k))``) or a single-output head (the
+maximum over outputs). A query is a condition on a column ``c`` and one on
+a column ``f`` (or, for one condition, ``f`` a dummy axis of one bin that
+every row is in). Both are searched as *boxes*: a range of conditions on
+``c`` times a range of conditions on ``f``, branched on until each is a
+single condition (Quant-BnB's ranges of thresholds, Mazumder et al. 2022,
+on both columns at once).
+
+An axis's range is four integers, as in :mod:`rulebook._pair_kernels`:
+
+* numeric: the intervals of positions ``s+1..t`` with ``s0 <= s <= s1`` and
+  ``t0 <= t <= t1``; every one holds the *inner* positions ``s1+1..t0``
+  and lies in the *outer* ones ``s0+1..t1``;
+* nominal: ``(next, mask, -, -)``, the sets of positions holding those of
+  ``mask`` below ``next`` and any from ``next`` on: inner the mask, outer
+  the mask and every position from ``next``.
+
+Every query of a box holds its inner cells (inner of ``c`` times inner of
+``f``) and lies in its outer cells, so for each output its ``G_k`` lies
+between ``A_k + N_k`` and ``A_k + P_k`` (``A`` the inner sums, ``P``/``N``
+the sums of the positive/negative parts of each cell's ``G_k`` over outer
+minus inner cells) and ``H_k >= A_Hk``: the box's bound on output ``k`` is
+``max((A_k + P_k)^2, (A_k + N_k)^2) / (2 n (lambda + A_Hk))``, summed over
+outputs for a complete head (each output's term of any query is at most
+its bound), their maximum for a single-output head. A box of one query has
+inner = outer, and its bound is its value.
+
+Sums per cell are kept as 2-D prefix sums over positions of ``c`` and of
+``f``, ``4 K`` channels (``G_k``, ``H_k``, positive and negative part of
+each cell's ``G_k``); a rectangle's sum is four look-ups.
+
+References
+----------
+.. [1] Mazumder, R., Meng, X., Wang, H. (2022). Quant-BnB: a scalable
+   branch-and-bound method for optimal decision trees with continuous
+   features. ICML. Section 3.
+.. [2] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the efficient
+   implementation of classification rule learning. Advances in Data
+   Analysis and Classification. Section 2.4.2 (complete and single-output
+   heads from the summed statistics of a decomposable loss).
+"""
+
+import numpy as np
+
+from ._config import jit, jit_helper
+
+# Why ``search_boxes`` returned.
+DONE, BATCH = 0, 1
+# Slots of ``state`` (int64).
+TOP, NODES, LEAVES, PRUNED, PRUNED_OPEN, PUSHED, N_STATE = range(7)
+# Stack columns: axis c (4), axis f (4).
+STACK_WIDTH = 8
+# Most segments (runs of positions) of one axis's set: a nominal mask of at
+# most 62 categories has at most 31 runs, and the outer set one more.
+MAX_SEGMENTS = 64
+
+
+@jit
+def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S):
+    """OUT S (4 K, Bc + 1, Bf + 1): 2-D prefix sums over the cells.
+
+    ``S[q, i, j]`` sums the cells of positions ``< i`` of c and ``< j`` of
+    f (``pos_c[bin]``, ``pos_f[bin]``), rows with a bin below ``Bc`` and
+    ``Bf`` (not missing) only; channels ``k`` the gradients of output k,
+    ``K + k`` its Hessians, ``2 K + k`` the positive part of each cell's
+    gradient sum, ``3 K + k`` its negative part. g, h (n, K) float64.
+    """
+    K = g.shape[1]
+    S[:] = 0.0
+    for r in range(xc.shape[0]):
+        a, b = xc[r], xf[r]
+        if a < Bc and b < Bf:
+            i, j = pos_c[a] + 1, pos_f[b] + 1
+            for k in range(K):
+                S[k, i, j] += g[r, k]
+                S[K + k, i, j] += h[r, k]
+    for i in range(1, Bc + 1):
+        for j in range(1, Bf + 1):
+            for k in range(K):
+                cell = S[k, i, j]
+                S[2 * K + k, i, j] = max(cell, 0.0)
+                S[3 * K + k, i, j] = min(cell, 0.0)
+    for q in range(4 * K):
+        for i in range(1, Bc + 1):
+            for j in range(1, Bf + 1):
+                S[q, i, j] += S[q, i - 1, j] + S[q, i, j - 1] - S[q, i - 1, j - 1]
+
+
+@jit_helper
+def _segments(nominal, B, a0, a1, b0, b1, outer, seg):
+    # OUT seg[:n, 0:2]: the runs [start, stop) of positions of the axis's
+    # inner (outer=False) or outer set; returns n.
+    n = 0
+    if not nominal:
+        lo, hi = (a0 + 1, b1 + 1) if outer else (a1 + 1, b0 + 1)
+        if lo < hi:
+            seg[0, 0], seg[0, 1] = lo, hi
+            n = 1
+        return n
+    nxt, mask = a0, a1
+    p = 0
+    while p < nxt:
+        if mask >> p & 1:
+            start = p
+            while p < nxt and mask >> p & 1:
+                p += 1
+            seg[n, 0], seg[n, 1] = start, p
+            n += 1
+        else:
+            p += 1
+    if outer and nxt < B:
+        if n > 0 and seg[n - 1, 1] == nxt:
+            seg[n - 1, 1] = B
+        else:
+            seg[n, 0], seg[n, 1] = nxt, B
+            n += 1
+    return n
+
+
+@jit_helper
+def _set_sum(S, q, seg_c, n_c, seg_f, n_f):
+    total = 0.0
+    for u in range(n_c):
+        i0, i1 = seg_c[u, 0], seg_c[u, 1]
+        for v in range(n_f):
+            j0, j1 = seg_f[v, 0], seg_f[v, 1]
+            total += S[q, i1, j1] - S[q, i0, j1] - S[q, i1, j0] + S[q, i0, j0]
+    return total
+
+
+@jit_helper
+def _is_single(nominal, B, a0, a1, b0, b1):
+    # Whether the axis's range is one condition.
+    if nominal:
+        return a0 == B
+    return a0 == a1 and b0 == b1
+
+
+@jit_helper
+def _expressible(nominal, B, a0, a1, b0, b1):
+    # A single condition some conjunction of propositions is: not every
+    # non-missing bin (except ``== 0`` of a one-category column), not empty.
+    if nominal:
+        if a1 == 0:
+            return False
+        return B == 1 or a1 != (1 << B) - 1
+    return not (a0 == -1 and b0 == B - 1)
+
+
+@jit
+def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, sums):
+    """The bound of a box (its value when it is one query); see the module.
+
+    node (8,) int64: the ranges of c and f. SCRATCH segs (4, MAX_SEGMENTS, 2)
+    int64, sums (4, K).
+    """
+    n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
+    n_co = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], True, segs[1])
+    n_fi = _segments(f_nominal, Bf, node[4], node[5], node[6], node[7], False, segs[2])
+    n_fo = _segments(f_nominal, Bf, node[4], node[5], node[6], node[7], True, segs[3])
+    value = 0.0
+    for k in range(K):
+        A = _set_sum(S, k, segs[0], n_ci, segs[2], n_fi)
+        AH = _set_sum(S, K + k, segs[0], n_ci, segs[2], n_fi)
+        P = (_set_sum(S, 2 * K + k, segs[1], n_co, segs[3], n_fo)
+             - _set_sum(S, 2 * K + k, segs[0], n_ci, segs[2], n_fi))
+        N = (_set_sum(S, 3 * K + k, segs[1], n_co, segs[3], n_fo)
+             - _set_sum(S, 3 * K + k, segs[0], n_ci, segs[2], n_fi))
+        # Rounding of the prefix sums may leave P a hair below 0 (or N above).
+        G = max(abs(A + max(P, 0.0)), abs(A + min(N, 0.0)))
+        term = G * G / (n2 * (lam + max(AH, 0.0)))
+        sums[0, k] = A
+        sums[1, k] = AH
+        if single:
+            value = max(value, term)
+        else:
+            value += term
+    return value
+
+
+@jit_helper
+def _split(nominal_axis, node, off, stack, bounds, state, upper):
+    # Push the two halves of the node's range on axis ``off`` (0: c, 4: f).
+    top = state[TOP]
+    a0, a1, b0, b1 = node[off], node[off + 1], node[off + 2], node[off + 3]
+    if nominal_axis:
+        for bit in range(2):
+            for w in range(8):
+                stack[top, w] = node[w]
+            stack[top, off] = a0 + 1
+            stack[top, off + 1] = a1 | (bit << a0)
+            bounds[top] = upper
+            top += 1
+            state[PUSHED] += 1
+        state[TOP] = top
+        return
+    if a1 - a0 >= b1 - b0:
+        m = (a0 + a1) // 2
+        halves = ((m + 1, a1, b0, b1), (a0, m, b0, b1))
+    else:
+        m = (b0 + b1) // 2
+        halves = ((a0, a1, b0, m), (a0, a1, m + 1, b1))
+    for i in range(2):
+        c0, c1, d0, d1 = halves[i]
+        c1, d0 = min(c1, d1 - 1), max(d0, c0 + 1)
+        if c0 > c1 or d0 > d1:
+            continue  # no s < t
+        for w in range(8):
+            stack[top, w] = node[w]
+        stack[top, off], stack[top, off + 1] = c0, c1
+        stack[top, off + 2], stack[top, off + 3] = d0, d1
+        bounds[top] = upper
+        top += 1
+        state[PUSHED] += 1
+    state[TOP] = top
+
+
+@jit_helper
+def _width(nominal, B, a0, a1, b0, b1):
+    # How many conditions the axis's range still spans, roughly: what to halve.
+    if nominal:
+        return B - a0
+    return max(a1 - a0, b1 - b0)
+
+
+@jit
+def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
+                 state, best, shared, budget, found, segs, sums):
+    """Depth-first branch and bound over the boxes on ``stack[:state[TOP]]``.
+
+    A box whose bound is at most the best value is pruned; one query is
+    scored (when expressible on both axes; the dummy axis always is) and
+    kept if it beats the best value; any other box is split on its wider
+    axis. At most ``budget`` boxes per call.
+
+    IN/OUT: stack (D, 8) int64, bounds (D,) (a box's parent bound), state
+    (N_STATE,) int64, best[0] (this search's best value; on improvement
+    ``found[:8]`` is the query's box and best[1] = 1.0), shared[0] (the
+    best value of all threads, read and raised). SCRATCH segs, sums: as
+    :func:`box_bound`.
+
+    Returns DONE (stack empty) or BATCH (budget spent).
+    """
+    expanded = 0
+    while state[TOP] > 0:
+        if expanded >= budget:
+            return BATCH
+        expanded += 1
+        state[TOP] -= 1
+        top = state[TOP]
+        node = stack[top].copy()
+        threshold = max(best[0], shared[0])
+        if bounds[top] <= threshold:
+            state[PRUNED_OPEN] += 1
+            continue
+        state[NODES] += 1
+        upper = box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, sums)
+        single_c = _is_single(c_nominal, Bc, node[0], node[1], node[2], node[3])
+        single_f = f_dummy or _is_single(f_nominal, Bf, node[4], node[5], node[6], node[7])
+        if single_c and single_f:
+            state[LEAVES] += 1
+            if (upper > threshold and _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3])
+                    and (f_dummy or _expressible(f_nominal, Bf, node[4], node[5], node[6],
+                                                 node[7]))):
+                best[0] = upper
+                best[1] = 1.0
+                if upper > shared[0]:
+                    shared[0] = upper
+                for w in range(8):
+                    found[w] = node[w]
+            continue
+        if upper <= threshold:
+            state[PRUNED] += 1
+            continue
+        upper = min(upper, bounds[top])
+        if single_f or (not single_c and _width(c_nominal, Bc, node[0], node[1], node[2], node[3])
+                        >= _width(f_nominal, Bf, node[4], node[5], node[6], node[7])):
+            _split(c_nominal, node, 0, stack, bounds, state, upper)
+        else:
+            _split(f_nominal, node, 4, stack, bounds, state, upper)
+    return DONE

@@ -1,0 +1,191 @@
+"""The exact two-condition search with several outputs
+(``rulebook.multi_output_search``, ``rulebook._box_kernels``) against
+enumeration of every query of at most two conditions, for complete and
+single-output heads."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rulebook import _box_kernels as kernels
+from rulebook.multi_output_search import applies, head_value, multi_output_search
+from rulebook._search_kernels import LE
+from rulebook.search import MultiOutputProblem
+
+
+@st.composite
+def multi_output_problems(draw, max_rows=30, max_features=3, integer_stats=False):
+    """A random MultiOutputProblem: ties, missing bins, nominal columns, 1-4 outputs."""
+    n = draw(st.integers(1, max_rows))
+    d = draw(st.integers(1, max_features))
+    K = draw(st.integers(1, 4))
+    n_bins = np.array([draw(st.integers(1, 6)) for _ in range(d)], dtype=np.int64)
+    is_nominal = np.array([draw(st.booleans()) for _ in range(d)], dtype=np.bool_)
+    X = np.empty((n, d), dtype=np.uint16, order="F")
+    for j in range(d):
+        # Codes up to n_bins[j] inclusive: the last one is the missing bin.
+        X[:, j] = draw(st.lists(st.integers(0, int(n_bins[j])), min_size=n, max_size=n))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    if integer_stats:
+        g = rng.integers(-4, 5, (n, K)).astype(float)
+        h = rng.integers(0, 4, (n, K)).astype(float)
+    else:
+        g = rng.normal(size=(n, K)) * 3
+        h = rng.random((n, K)) * (rng.random((n, K)) < 0.9)
+    c = rng.choice([0.0, 1.0, 1.0, 2.0], n)
+    if c.sum() == 0:
+        c[0] = 1.0
+    g, h = g * c[:, None], h * c[:, None]
+    return MultiOutputProblem(
+        X_binned=X, n_bins=n_bins, is_nominal=is_nominal, g=np.ascontiguousarray(g),
+        h=np.ascontiguousarray(h), c=c, rows=np.flatnonzero(c > 0),
+        reg_lambda=draw(st.sampled_from([0.01, 1.0, 10.0])), objective=2,
+        max_rule_length=draw(st.sampled_from([1, 2])), single_head=draw(st.booleans()))
+
+
+def column_conditions(problem, f):
+    """Every condition on column f as a mask over all rows (missing never in)."""
+    x, nb = problem.X_binned[:, f].astype(int), int(problem.n_bins[f])
+    if problem.is_nominal[f]:
+        sets = [s for size in range(1, nb + 1) for s in itertools.combinations(range(nb), size)
+                if size < nb or nb == 1]
+    else:
+        sets = [range(lo, hi + 1) for lo in range(nb) for hi in range(lo, nb)
+                if (lo, hi) != (0, nb - 1)]
+    return [np.isin(x, list(s)) for s in sets]
+
+
+def brute_force(problem):
+    """The best value over the root and all queries of at most max_rule_length conditions."""
+    rows = np.zeros(len(problem.c), bool)
+    rows[problem.rows] = True
+    n_total = problem.n_total
+
+    def value(mask):
+        m = mask & rows
+        return head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0), n_total,
+                          problem.reg_lambda, problem.single_head)
+
+    per_column = [column_conditions(problem, f) for f in range(problem.n_features)]
+    best = value(np.ones(len(rows), bool))
+    for conditions in per_column:
+        for a in conditions:
+            best = max(best, value(a))
+    if problem.max_rule_length == 2:
+        for i, j in itertools.combinations(range(problem.n_features), 2):
+            for a in per_column[i]:
+                for b in per_column[j]:
+                    best = max(best, value(a & b))
+    return best
+
+
+def extent_value(problem, conditions):
+    rows = problem.rows
+    for condition in conditions:
+        rows = problem.refine(rows, condition)
+    return head_value(problem.g[rows].sum(axis=0), problem.h[rows].sum(axis=0),
+                      problem.n_total, problem.reg_lambda, problem.single_head)
+
+
+@settings(max_examples=250, deadline=None)
+@given(multi_output_problems())
+def test_search_finds_the_enumerated_optimum(problem):
+    """Real-valued statistics: the optimum of enumeration, and the query
+    returned has the value reported; the search certifies it."""
+    assert applies(problem)
+    conditions, value, stats = multi_output_search(problem)
+    expected = brute_force(problem)
+    np.testing.assert_allclose(value, expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(extent_value(problem, conditions), value, rtol=1e-9, atol=1e-12)
+    assert len({c[0] for c in conditions}) <= problem.max_rule_length
+    assert stats["certified"] and stats["certified_ratio"] == 1.0
+
+
+@settings(max_examples=250, deadline=None)
+@given(multi_output_problems(integer_stats=True))
+def test_search_is_exact_with_integer_statistics(problem):
+    """Integer statistics make every sum exact: the values are equal."""
+    conditions, value, _ = multi_output_search(problem)
+    assert value == pytest.approx(brute_force(problem), rel=1e-12, abs=0)
+    assert extent_value(problem, conditions) == pytest.approx(value, rel=1e-12, abs=0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(multi_output_problems(), st.data())
+def test_box_bound_is_admissible(problem, data):
+    """A box's bound is at least the value of every query in it: the root
+    box of a pair bounds every query of two conditions on that pair."""
+    if problem.n_features < 1:
+        return
+    from rulebook.multi_output_search import _Boxes
+
+    boxes = _Boxes(problem)
+    usable = [f for f in range(problem.n_features) if boxes.usable(f)]
+    if not usable:
+        return
+    c = data.draw(st.sampled_from(usable))
+    others = [f for f in usable if f != c]
+    f = data.draw(st.sampled_from(others + [None])) if others else None
+    box = boxes.start(c, f)
+    node = box.stack[0].copy()
+    bound = kernels.box_bound(box.S, boxes.K, box.Bc, box.Bf, bool(boxes.nominal[c]),
+                              f is not None and bool(boxes.nominal[f]), node, boxes.n2,
+                              boxes.lam, boxes.single, boxes.segs, boxes.sums)
+    rows = np.zeros(len(problem.c), bool)
+    rows[problem.rows] = True
+    for a in column_conditions(problem, c):
+        for b in (column_conditions(problem, f) if f is not None else [True]):
+            m = a & b & rows
+            v = head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0),
+                           problem.n_total, problem.reg_lambda, problem.single_head)
+            assert v <= bound * (1 + 1e-9) + 1e-12
+
+
+def test_seed_and_deadline_give_an_honest_anytime_answer():
+    """A search stopped at once returns at least the seed, with a certified
+    ratio that is value / upper bound and an upper bound at least the optimum."""
+    rng = np.random.default_rng(0)
+    n, d, K = 400, 6, 3
+    X = np.asfortranarray(rng.integers(0, 40, (n, d)).astype(np.uint16))
+    g, h = rng.normal(size=(n, K)), np.ones((n, K))
+    problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 40), is_nominal=np.zeros(d, bool),
+                                 g=g, h=h, c=np.ones(n), rows=np.arange(n), reg_lambda=1.0,
+                                 objective=2, max_rule_length=2)
+    full, best, _ = multi_output_search(problem)
+    seed_value = extent_value(problem, [(0, LE, 10)])  
+    conditions, value, stats = multi_output_search(problem, deadline=0.0,
+                                                   seed=(seed_value, [(0, LE, 10)]))
+    assert value >= seed_value
+    assert stats["upper_bound"] >= best * (1 - 1e-12)
+    assert stats["certified_ratio"] == pytest.approx(value / stats["upper_bound"])
+    if not stats["certified"]:
+        assert stats["pairs_searched"] < stats["pairs"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(multi_output_problems(), st.data())
+def test_box_grid_equals_numpy_prefix_sums(problem, data):
+    """The kernel's 2-D prefix sums against np.add.at and np.cumsum."""
+    d = problem.n_features
+    c = data.draw(st.integers(0, d - 1))
+    f = data.draw(st.integers(0, d - 1))
+    Bc, Bf = int(problem.n_bins[c]), int(problem.n_bins[f])
+    pos_c = np.append(np.random.default_rng(c).permutation(Bc), Bc).astype(np.int64)
+    pos_f = np.append(np.arange(Bf), Bf).astype(np.int64)
+    xc, xf = problem.X_binned[:, c].astype(np.int64), problem.X_binned[:, f].astype(np.int64)
+    K = problem.g.shape[1]
+    got = np.empty((4 * K, Bc + 1, Bf + 1))
+    kernels.box_grid(xc, xf, pos_c, pos_f, Bc, Bf, problem.g, problem.h, got)
+    cells = np.zeros((2 * K, Bc, Bf))
+    inside = (xc < Bc) & (xf < Bf)
+    for k in range(K):
+        np.add.at(cells[k], (pos_c[xc[inside]], pos_f[xf[inside]]), problem.g[inside, k])
+        np.add.at(cells[K + k], (pos_c[xc[inside]], pos_f[xf[inside]]), problem.h[inside, k])
+    cells = np.concatenate([cells, np.maximum(cells[:K], 0.0), np.minimum(cells[:K], 0.0)])
+    expected = np.zeros_like(got)
+    expected[:, 1:, 1:] = cells.cumsum(axis=1).cumsum(axis=2)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
