@@ -6,37 +6,39 @@ generated lazily per partition by ``dask.dataframe.from_map`` (each
 partition from its own seed, never materialised on the client), each size
 and task runs in a fresh child process that starts a ``LocalCluster`` of
 ``--workers`` worker processes (default 2) with one thread each (numba
-too: ``NUMBA_NUM_THREADS=1`` in the workers) and fits
+too: ``NUMBA_NUM_THREADS=1`` in the workers only) and fits
 ``rulebook.dask.RuleBoostingClassifier`` / ``RuleBoostingRegressor`` with
 10 rules of each of ``--learners`` (default greedy; ``optimal`` and
 ``orthogonal`` run on the atoms merged on the client), everything else at
-its default. After an untimed warm-up
-fit on 5,000 rows (the workers load numba's compiled kernels), it prints:
+its default. After an untimed warm-up fit on 5,000 rows (the workers
+compile or load numba's kernels), the peaks of every process are reset
+(``/proc/self/clear_refs``), and it prints:
 
-* *fit s*: the wall time of ``fit`` (both passes over the data, binning,
-  the boosting rounds);
-* *bin s*: the part of it before the first round (the two passes: sketch
-  and categories, then bin codes);
-* *worker peak MiB*: each worker process's peak resident memory
-  (``VmHWM``; since the worker started, so the warm-up counts, a few MiB),
-  beside its resident memory before the fit (*worker base MiB*: Python,
-  pandas, Dask, numba's kernels) and the bin codes it holds (*binned MiB*,
-  ``rows x features x 2`` bytes over the workers);
-* *client peak MiB*: the client process's peak (``VmHWM``) at the end of
-  the distributed fit;
-* *bytes/round*: bytes of task results the workers sent (to one another
+* *fit_s*: the wall time of ``fit``; *bin_s* the part of it before the
+  first round (the two passes over the generated data: sketch and
+  categories, then bin codes), *rounds_s* the rest;
+* *worker_peak_mib*: each worker process's peak resident memory during the
+  fit (``VmHWM``), beside its resident memory before it
+  (*worker_base_mib*: Python, pandas, Dask, numba's kernels) and what it
+  keeps of its partitions (*held_mib_per_worker*: the shards' bin codes,
+  targets and weights, measured on the workers); *peak_above_base_and_held_mib*
+  is peak - base - held: what the fit takes beyond the binned partitions;
+* *client_peak_mib*: the client process's peak during the distributed fit;
+* *bytes_per_round*: bytes of task results the workers sent (to one another
   and to the client: ``Worker.transfer_outgoing_bytes_total``) during the
-  boosting rounds, per round; and those of the binning passes;
+  boosting rounds, per round; *binning_bytes* those of the two passes;
+  *round_trips_per_round*: the client's gathers per round;
 * for sizes up to ``--in-memory-max`` rows (default 10^6): the table
   computed on the client and the in-memory estimator fitted on it (numba
-  on all cores), its *fit s*, and the ratio distributed / in memory, and
-  whether both fits chose the same rules (they need not: the distributed
-  bins are approximate quantiles once a partition has more than 2048
-  distinct values in a column), with the final training loss of each.
+  on both cores), its *in_memory_fit_s*, the *ratio* distributed / in
+  memory, and whether both fits chose the same rules (they need not: the
+  distributed bins are approximate quantiles once a partition has more
+  than 2048 distinct values in a column), with the final training loss of
+  each.
 
-Prints, never asserts. ``--rows 10000000 100000000`` asks for 10^7 and
-10^8 rows (10^8 x 20 columns is 16 GB of float64 generated, 4 GB of bin
-codes kept).
+Prints, never asserts; times on a shared machine are noisy, memory is the
+main figure. ``--rows 10000000 100000000`` asks for 10^7 and 10^8 rows
+(10^8 x 20 columns is 16 GB of float64 generated, 2 GB of bin codes kept).
 
 Usage::
 
@@ -100,6 +102,16 @@ def _peak(dask_worker=None):
     return _status("VmHWM")
 
 
+def _reset_peak(dask_worker=None):
+    """Set the process's peak resident memory to its current one (Linux:
+    ``clear_refs`` 5), so that the peak is the fit's, not the warm-up's."""
+    try:
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")
+    except OSError:
+        pass
+
+
 def _resident(dask_worker=None):
     return _status("VmRSS")
 
@@ -158,6 +170,8 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
     _estimators.fit_boosting = marked(_estimators.fit_boosting)
     _estimators.fit_on_atoms = marked(_estimators.fit_on_atoms)
     X, y = lazy_table(rows, features, task, workers=workers)
+    client.run(_reset_peak)
+    _reset_peak()
     base = [round(v / 2**20) for v in client.run(_resident).values()]
     sent0 = sum(client.run(_sent).values())
     started = time.perf_counter()

@@ -471,3 +471,34 @@ def test_more_than_256_bins_keep_two_byte_codes_and_the_in_memory_fit(client):
     fitted = rdask.RuleBoostingRegressor(**params).fit(Xd, yd)
     reference = rulebook.RuleBoostingRegressor(**params).fit(X, y)
     assert_same_fit(fitted, reference)
+
+
+def test_to_json_saves_the_in_memory_estimator_with_the_same_predictions(classifier):
+    model, X, _ = classifier
+    loaded = rulebook.load_model(model.to_json())
+    assert type(loaded) is rulebook.RuleBoostingClassifier
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    assert loaded.get_params() == model.get_params()
+
+
+def test_ctrl_c_leaves_the_estimator_unfitted_and_the_cluster_usable(client, monkeypatch):
+    from rulebook.dask import _boosting
+
+    X, targets = _table(n=300, seed=8)
+    Xd, yd = _partitioned(X, targets["squared"])
+    model = rdask.RuleBoostingRegressor(n_rules=2, verbose=0).fit(Xd, yd)
+    calls = {"n": 0}
+    search = _boosting._Fit.search
+
+    def interrupted(fit, problem):  # Ctrl-C in the second round's search
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return search(fit, problem)
+
+    monkeypatch.setattr(_boosting._Fit, "search", interrupted)
+    with pytest.raises(KeyboardInterrupt, match="fit interrupted"):
+        model.fit(Xd, yd)
+    assert not hasattr(model, "ensemble_")
+    monkeypatch.setattr(_boosting._Fit, "search", search)
+    assert len(model.fit(Xd, yd).ensemble_) == 2

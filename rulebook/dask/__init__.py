@@ -11,14 +11,18 @@ How a fit is spread:
 
 * bins: a weighted quantile sketch per numeric column and the categories of
   the nominal ones, merged over partitions in a tree; each worker bins its
-  partitions (``uint16`` codes) and keeps them (:mod:`._binning`);
+  partitions (``uint8`` codes at up to 256 bins, else ``uint16``) and keeps
+  them with a compact target (:mod:`._binning`);
 * rounds of the greedy learner with stagewise weights (the default): the
-  workers compute the gradients of their rows; each search node
-  sums the partitions' histograms in a tree and the client scans them with
-  rulebook's own scan (:mod:`._search`); the chosen condition goes back to
-  the workers, which split their rows and, once the rule is chosen, update
-  their raw scores (:mod:`._boosting`). What crosses the network per node is
-  a histogram per partition, whatever the number of rows;
+  workers keep their raw scores as one or two bytes a row (a code into the
+  partition's few distinct scores); each search node is its path of
+  conditions, and one task per worker recomputes the node's rows and their
+  gradients from the codes and scores, builds its histograms and sums them
+  over its partitions; the client sums the workers' histograms and scans
+  them with rulebook's own scan (:mod:`._search`); once the rule is chosen
+  the workers update their raw scores (:mod:`._boosting`). What crosses the
+  network per node is a histogram per worker, whatever the number of rows
+  or partitions;
 * every other learner and weight update (optimal, orthogonal, beam,
   corrective): the atoms (rows with the same bins) of all partitions,
   merged once with their rows' sums, and rulebook's own loop on them on the

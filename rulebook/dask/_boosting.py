@@ -1,12 +1,14 @@
 """The boosting loop over a cluster's partitions (greedy learner, stagewise weights).
 
 The same loop as :func:`rulebook.boosting.fit_boosting`, its arrays of
-rows replaced by futures of per-partition arrays: the intercept from sums
-over partitions, then per round the workers' gradients, the greedy search
-on a :class:`~rulebook.dask._search.DistributedProblem`, the rule weight
-from sums over the rule's extent and the workers' raw scores updated. The
-client holds the model, the round's histograms and a few floats per
-partition; the rows stay on the workers.
+rows replaced by state on the workers: the intercept from sums over
+partitions, then per round the greedy search on a
+:class:`~rulebook.dask._search.DistributedProblem` (whose tasks compute the
+round's gradients where and when a search node needs them), the rule weight
+from sums over the rule's extent, and the workers' raw scores
+(:class:`~rulebook.dask._partitions.Scores`) updated. The client holds the
+model, the round's histograms and a few floats per worker; the rows stay
+on the workers.
 
 The intercept, the rule weights, the stopping test and the history are
 computed as in memory (the same closed forms and the same 1-D search), from

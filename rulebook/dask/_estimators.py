@@ -161,7 +161,19 @@ class _DaskRuleBoosting:
         NotImplementedError
             ``propositions`` or ``include_linear``: not distributed yet (the
             message names the parameter).
+        KeyboardInterrupt
+            On Ctrl-C: at the end of the current round trip to the
+            workers (a search node's sums, about 0.1 s to a few seconds on
+            large partitions), as the in-memory fit does. The estimator is
+            then unfitted; the tasks of the fit are released (those
+            running finish on their workers, their results dropped).
         """
+        # The in-memory fit's wrapper: Ctrl-C noted and raised cleanly,
+        # the estimator left unfitted (estimators._RuleBoosting.fit).
+        return super().fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight):
+        """The distributed fit (:meth:`fit` without its handling of Ctrl-C)."""
         self._check_params()
         learner, objective, weight_update = _check_distributed_params(self)
         _client.require_dask()
@@ -203,6 +215,46 @@ class _DaskRuleBoosting:
                                       tuple(f.name for f in features), by_name, ())
         self.history_ = history
         return self
+
+    def to_json(self, path=None, *, indent=None):
+        """Save the fitted estimator as the in-memory estimator's JSON.
+
+        :func:`rulebook.load_model` reads it back as
+        :class:`rulebook.RuleBoostingClassifier` /
+        :class:`rulebook.RuleBoostingRegressor` with the same parameters,
+        rules and ``history_``: the same predictions on pandas and numpy
+        input. To predict on Dask collections again, map its ``predict``
+        over the partitions (``X.map_partitions(model.predict, ...)``).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            File to write (UTF-8); ``None`` returns the text.
+        indent : int or None, default=None
+            As :func:`json.dumps`.
+
+        Returns
+        -------
+        str or None
+            The JSON text, or None when written to ``path``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If the estimator is not fitted.
+        ValueError
+            As :meth:`rulebook.RuleBoostingClassifier.to_json`.
+        """
+        return self._in_memory_twin().to_json(path, indent=indent)
+
+    def _in_memory_twin(self):
+        """The in-memory estimator with this one's parameters and fitted state
+        (the same attributes, not copied: the ensemble is immutable)."""
+        in_memory = next(cls for cls in type(self).__mro__
+                         if cls.__module__ == estimators.__name__ and not cls.__name__.startswith("_"))
+        twin = in_memory.__new__(in_memory)
+        twin.__dict__.update(self.__dict__)
+        return twin
 
     def _map(self, X, method, meta):
         """``method`` of the in-memory estimator over the partitions or blocks of ``X``."""
@@ -249,9 +301,9 @@ _FIT_NOTES = """
     ``distributed.Client``: the bins come from a quantile sketch merged over
     all partitions (exact where each partition has at most 2048 distinct
     values per column), the partitions are binned on the workers and stay
-    there. The greedy learner with stagewise weights (the default) searches
-    on histograms summed over partitions at each search node, for any
-    number of rows. Every other learner and weight update (optimal,
+    there (``uint8`` codes at up to 256 bins). The greedy learner with
+    stagewise weights (the default) searches on histograms summed over
+    partitions at each search node, for any number of rows. Every other learner and weight update (optimal,
     orthogonal, beam search, corrective weights) runs rulebook's own loop on
     the client on the data's atoms (rows with the same bins in every
     column), merged over partitions with their rows' sums: exact, as long
@@ -262,9 +314,10 @@ _FIT_NOTES = """
     ``predict`` and the other prediction methods return a Dask collection
     (a Series, or a DataFrame with a column per class, indexed as ``X``; a
     dask array for a dask array) for Dask input, and what the in-memory
-    estimator returns for pandas or numpy input. Not distributed yet:
-    ``propositions``, ``include_linear``, the ``staged_*`` methods on Dask
-    input.
+    estimator returns for pandas or numpy input. ``to_json`` saves the
+    in-memory estimator's JSON (``load_model`` gives the in-memory class).
+    Not distributed yet: ``propositions``, ``include_linear``, the
+    ``staged_*`` methods on Dask input.
 
     References
     ----------

@@ -1,11 +1,18 @@
 """What a worker does with one partition: pure functions, arrays in and out.
 
 Every function here runs in a Dask task on one partition (pandas objects or
-the partition's :class:`Shard`) and returns something small (a sketch, sums,
-a histogram) or a new per-partition array (bin codes, raw scores, an
-extent). None of them imports Dask: the client side
-(:mod:`rulebook.dask._binning`, :mod:`rulebook.dask._search`,
-:mod:`rulebook.dask._boosting`) submits them.
+the partition's :class:`Shard` and :class:`Scores`) and returns something
+small (a sketch, sums, a histogram) or a partition's new state (its bin
+codes, its raw scores). None of them imports Dask: the client side
+(:mod:`rulebook.dask._client`, :mod:`rulebook.dask._binning`,
+:mod:`rulebook.dask._search`, :mod:`rulebook.dask._boosting`) submits them.
+
+What a worker keeps of a partition between tasks is its :class:`Shard`
+(bin codes, target, weights if any) and its :class:`Scores` (one or two
+bytes a row); a search node's rows (:func:`extent_rows`) and their
+gradients and Hessians are recomputed inside the task that needs them and
+dropped at its end, so that the memory of a worker is its binned partitions
+plus what one task on one partition takes.
 
 Functions never modify their arguments: Dask may run a task twice (a lost
 worker, work stealing), and a task that updated its input in place would
