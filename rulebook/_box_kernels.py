@@ -47,6 +47,7 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
+from ._pair_kernels import best_interval, best_set, set_members
 
 # Why ``search_boxes`` returned.
 DONE, BATCH = 0, 1
@@ -54,6 +55,9 @@ DONE, BATCH = 0, 1
 TOP, NODES, LEAVES, PRUNED, PRUNED_OPEN, PUSHED, N_STATE = range(7)
 # Stack columns: axis c (4), axis f (4).
 STACK_WIDTH = 8
+# ``node[4]`` of a box whose condition on f is free: bounded by each
+# output's best condition on f over optimistic sums (see search_boxes).
+FREE = -2
 # Most segments (runs of positions) of one axis's set: a nominal mask of at
 # most 62 categories has at most 31 runs, and the outer set one more.
 MAX_SEGMENTS = 64
@@ -183,6 +187,76 @@ def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, s
 
 
 @jit_helper
+def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order):
+    # Best condition on f for one output's per-position sums: (value, a, b),
+    # (lo, hi) positions of an interval or (kind, size) of best_set.
+    if f_nominal:
+        return best_set(G, H, Bf, n2, lam, keys, order, np.inf)
+    return best_interval(G, H, Bf, n2, lam, hull, prefix, np.inf)
+
+
+@jit
+def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, work, hull,
+               prefix, keys, order, cand):
+    """The bound of a box of c's range and any condition on f.
+
+    For each position of f, the sums of c's inner positions (``A_k``,
+    ``A_Hk``) and the positive and negative parts ``P_k``, ``N_k`` of the
+    cells between inner and outer: every query of the box has, on each
+    output, ``G_k`` between ``A_k(J) + N_k(J)`` and ``A_k(J) + P_k(J)`` and
+    ``H_k >= A_Hk(J)`` for its condition ``J`` on f, so its term is at most
+    the best condition on f for the sums ``(A_k + P_k, A_Hk)`` or
+    ``(A_k + N_k, A_Hk)`` (solved exactly, as ``rulebook._pair_kernels``
+    does for one output). Summed over outputs (complete head) or their
+    maximum (single-output head). When c's range is one condition, the
+    single-output head's bound is its best query's value: then ``cand[4:8]``
+    holds that query's range on f (an interval of positions, or a mask).
+    SCRATCH work (4, Bf) and those of ``rulebook._pair_kernels.best_interval``
+    / ``best_set``.
+    """
+    n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
+    n_co = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], True, segs[1])
+    value = 0.0
+    for k in range(K):
+        for j in range(Bf):
+            segs[2, 0, 0], segs[2, 0, 1] = j, j + 1
+            A = _set_sum(S, k, segs[0], n_ci, segs[2], 1)
+            work[0, j] = A
+            work[1, j] = max(_set_sum(S, K + k, segs[0], n_ci, segs[2], 1), 0.0)
+            work[2, j] = A + max(_set_sum(S, 2 * K + k, segs[1], n_co, segs[2], 1)
+                                 - _set_sum(S, 2 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+            work[3, j] = A + min(_set_sum(S, 3 * K + k, segs[1], n_co, segs[2], 1)
+                                 - _set_sum(S, 3 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+        term = 0.0
+        for side in range(2):
+            v, a, b = _solve_f(work[2 + side], work[1], Bf, f_nominal, n2, lam, hull, prefix,
+                               keys, order)
+            if v > term:
+                term = v
+                if single and v > value:
+                    if f_nominal:
+                        mask = 0
+                        for p in range(Bf):
+                            order_in = False
+                            if a == 2:
+                                order_in = p != order[b]
+                            else:
+                                for i in range(b):
+                                    if p == (order[i] if a == 0 else order[Bf - 1 - i]):
+                                        order_in = True
+                            if order_in:
+                                mask |= 1 << p
+                        cand[4], cand[5], cand[6], cand[7] = Bf, mask, 0, 0
+                    else:
+                        cand[4], cand[5], cand[6], cand[7] = a - 1, a - 1, b, b
+        if single:
+            value = max(value, term)
+        else:
+            value += term
+    return value
+
+
+@jit_helper
 def _split(nominal_axis, node, off, stack, bounds, state, upper):
     # Push the two halves of the node's range on axis ``off`` (0: c, 4: f).
     top = state[TOP]
@@ -229,19 +303,26 @@ def _width(nominal, B, a0, a1, b0, b1):
 
 @jit
 def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
-                 state, best, shared, budget, found, segs, sums):
+                 state, best, shared, budget, found, segs, sums, work, hull, prefix, keys,
+                 order, cand):
     """Depth-first branch and bound over the boxes on ``stack[:state[TOP]]``.
 
-    A box whose bound is at most the best value is pruned; one query is
-    scored (when expressible on both axes; the dummy axis always is) and
-    kept if it beats the best value; any other box is split on its wider
-    axis. At most ``budget`` boxes per call.
+    A box whose bound is at most the best value is pruned. A box whose
+    condition on f is free (``node[4] == FREE``, a pair's root) is bounded
+    by :func:`free_bound` and split on c until c's range is one condition;
+    then, for a single-output head, its bound is its best query's value (a
+    leaf), and for a complete head f's conditions are branched on in turn
+    (f's root range, c fixed), bounded by :func:`box_bound`. A box of one
+    query is scored (when expressible on both axes; the dummy axis always
+    is) and kept if it beats the best value; any other box is split on its
+    wider axis. At most ``budget`` boxes per call.
 
     IN/OUT: stack (D, 8) int64, bounds (D,) (a box's parent bound), state
     (N_STATE,) int64, best[0] (this search's best value; on improvement
     ``found[:8]`` is the query's box and best[1] = 1.0), shared[0] (the
     best value of all threads, read and raised). SCRATCH segs, sums: as
-    :func:`box_bound`.
+    :func:`box_bound`; work, hull, prefix, keys, order, cand: as
+    :func:`free_bound`.
 
     Returns DONE (stack empty) or BATCH (budget spent).
     """
@@ -258,8 +339,39 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
             state[PRUNED_OPEN] += 1
             continue
         state[NODES] += 1
-        upper = box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, sums)
         single_c = _is_single(c_nominal, Bc, node[0], node[1], node[2], node[3])
+        if node[4] == FREE:
+            upper = free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs,
+                               work, hull, prefix, keys, order, cand)
+            if upper <= threshold:
+                state[PRUNED] += 1
+                continue
+            upper = min(upper, bounds[top])
+            if not single_c:
+                _split(c_nominal, node, 0, stack, bounds, state, upper)
+            elif single:
+                state[LEAVES] += 1
+                if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
+                    best[0] = upper
+                    best[1] = 1.0
+                    if upper > shared[0]:
+                        shared[0] = upper
+                    for w in range(4):
+                        found[w] = node[w]
+                        found[4 + w] = cand[4 + w]
+            elif _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
+                t = state[TOP]
+                for w in range(4):
+                    stack[t, w] = node[w]
+                if f_nominal:
+                    stack[t, 4], stack[t, 5], stack[t, 6], stack[t, 7] = 0, 0, 0, 0
+                else:
+                    stack[t, 4], stack[t, 5], stack[t, 6], stack[t, 7] = -1, Bf - 2, 0, Bf - 1
+                bounds[t] = upper
+                state[TOP] = t + 1
+                state[PUSHED] += 1
+            continue
+        upper = box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, sums)
         single_f = f_dummy or _is_single(f_nominal, Bf, node[4], node[5], node[6], node[7])
         if single_c and single_f:
             state[LEAVES] += 1

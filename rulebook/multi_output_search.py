@@ -131,6 +131,9 @@ class _Boxes:
         self.dummy = np.zeros(len(rows), np.int64)
         self.segs = np.empty((4, kernels.MAX_SEGMENTS, 2), np.int64)
         self.sums = np.empty((2, self.K))
+        B = int(self.n_bins.max()) + 1 if len(self.n_bins) else 1
+        self.scratch = (np.empty((4, B)), np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
+                        np.empty(B), np.empty(B, np.int64), np.zeros(kernels.STACK_WIDTH, np.int64))
         self.state = np.zeros(kernels.N_STATE, np.int64)
 
     def usable(self, f):
@@ -176,10 +179,9 @@ class _Boxes:
         depth = 4 * (Bc + Bf + 4)
         stack = np.empty((depth, kernels.STACK_WIDTH), np.int64)
         c_root = (0, 0, 0, 0) if self.nominal[c] else (-1, Bc - 2, 0, Bc - 1)
-        if f is None:
-            f_root = (-1, -1, 0, 0)
-        else:
-            f_root = (0, 0, 0, 0) if self.nominal[f] else (-1, Bf - 2, 0, Bf - 1)
+        # A pair's condition on f starts free: bounded by each output's best
+        # condition on f until c's condition is fixed (_box_kernels.free_bound).
+        f_root = (-1, -1, 0, 0) if f is None else (kernels.FREE, 0, 0, 0)
         stack[0] = c_root + f_root
         bounds = np.empty(depth)
         bounds[0] = np.inf
@@ -192,7 +194,7 @@ class _Boxes:
         return kernels.search_boxes(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[box.c]),
                                     f_nominal, box.f is None, self.n2, self.lam, self.single,
                                     box.stack, box.bounds, self.state, best, shared, budget,
-                                    found, self.segs, self.sums)
+                                    found, self.segs, self.sums, *self.scratch)
 
     def query(self, box, found):
         """The ``(feature, op, bin)`` conditions of the one-query box ``found``."""
@@ -295,11 +297,15 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None):
         if status == kernels.BATCH:
             break
         done += 1
+        if deadline is not None and time.perf_counter() >= deadline and done < len(plan):
+            box = None
+            break
     finished = done == len(plan)
     bound = value
     if not finished:
         root_bound = boxes.root_bound() if root_bound is None else root_bound
-        rest = root_bound if done + 1 < len(plan) else boxes.open_bound(box)
+        # Boxes not started are bounded by the root's bound only.
+        rest = root_bound if box is None or done + 1 < len(plan) else boxes.open_bound(box)
         bound = max(value, rest)
     seconds = time.perf_counter() - started
     state = boxes.state

@@ -114,13 +114,13 @@ def test_search_is_exact_with_integer_statistics(problem):
     assert extent_value(problem, conditions) == pytest.approx(value, rel=1e-12, abs=0)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(multi_output_problems(), st.data())
-def test_box_bound_is_admissible(problem, data):
-    """A box's bound is at least the value of every query in it: the root
-    box of a pair bounds every query of two conditions on that pair."""
-    if problem.n_features < 1:
-        return
+def test_bounds_are_admissible(problem, data):
+    """A column's root box bounds its every condition (``box_bound``); a
+    pair's root, with f free, bounds every query of the pair
+    (``free_bound``); with c's condition fixed, f's root range bounds every
+    query with that condition on c (``box_bound``)."""
     from rulebook.multi_output_search import _Boxes
 
     boxes = _Boxes(problem)
@@ -129,20 +129,47 @@ def test_box_bound_is_admissible(problem, data):
         return
     c = data.draw(st.sampled_from(usable))
     others = [f for f in usable if f != c]
-    f = data.draw(st.sampled_from(others + [None])) if others else None
-    box = boxes.start(c, f)
-    node = box.stack[0].copy()
-    bound = kernels.box_bound(box.S, boxes.K, box.Bc, box.Bf, bool(boxes.nominal[c]),
-                              f is not None and bool(boxes.nominal[f]), node, boxes.n2,
-                              boxes.lam, boxes.single, boxes.segs, boxes.sums)
+    f = data.draw(st.sampled_from(others)) if others else None
     rows = np.zeros(len(problem.c), bool)
     rows[problem.rows] = True
+
+    def value(mask):
+        m = mask & rows
+        return head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0), problem.n_total,
+                          problem.reg_lambda, problem.single_head)
+
+    def box_bound(box, node, nominal_f):
+        return kernels.box_bound(box.S, boxes.K, box.Bc, box.Bf, bool(boxes.nominal[c]),
+                                 nominal_f, node, boxes.n2, boxes.lam, boxes.single, boxes.segs,
+                                 boxes.sums)
+
+    single = boxes.start(c, None)
+    bound = box_bound(single, single.stack[0].copy(), False)
     for a in column_conditions(problem, c):
-        for b in (column_conditions(problem, f) if f is not None else [True]):
-            m = a & b & rows
-            v = head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0),
-                           problem.n_total, problem.reg_lambda, problem.single_head)
-            assert v <= bound * (1 + 1e-9) + 1e-12
+        assert value(a) <= bound * (1 + 1e-9) + 1e-12
+    if f is None:
+        return
+    pair = boxes.start(c, f)
+    root = pair.stack[0].copy()
+    bound = kernels.free_bound(pair.S, boxes.K, pair.Bc, pair.Bf, bool(boxes.nominal[c]),
+                               bool(boxes.nominal[f]), root, boxes.n2, boxes.lam, boxes.single,
+                               boxes.segs, *boxes.scratch)
+    for a in column_conditions(problem, c):
+        for b in column_conditions(problem, f):
+            assert value(a & b) <= bound * (1 + 1e-9) + 1e-12
+    # c fixed to one condition (a bin of c by position), f's root range.
+    nb = int(problem.n_bins[c])
+    if boxes.nominal[c]:
+        k = data.draw(st.integers(0, nb - 1))
+        c_range, a = (nb, 1 << int(pair.pos_c[k]), 0, 0), problem.X_binned[:, c] == k
+    else:
+        lo = data.draw(st.integers(0, nb - 2))
+        c_range, a = (lo - 1, lo - 1, lo, lo), problem.X_binned[:, c] == lo
+    nbf = int(problem.n_bins[f])
+    f_root = (0, 0, 0, 0) if boxes.nominal[f] else (-1, nbf - 2, 0, nbf - 1)
+    bound = box_bound(pair, np.array(c_range + f_root, np.int64), bool(boxes.nominal[f]))
+    for b in column_conditions(problem, f):
+        assert value(a & b) <= bound * (1 + 1e-9) + 1e-12
 
 
 def test_seed_and_deadline_give_an_honest_anytime_answer():
