@@ -138,7 +138,7 @@ def test_bad_multi_label_targets_are_refused_by_name(y, message):
 
 
 @pytest.mark.parametrize("params, named", [
-    ({"learner": "optimal"}, "learner='optimal'"),
+    ({"learner": "optimal", "max_rule_length": 3}, "learner='optimal'"),
     ({"learner": "orthogonal"}, "learner='orthogonal'"),
     ({"weight_update": "corrective"}, "weight_update='corrective'"),
     ({"include_linear": True}, "include_linear=True"),
@@ -159,7 +159,8 @@ def test_the_tags_say_multi_label_and_multi_output_where_supported():
     assert RuleBoostingClassifier().__sklearn_tags__().classifier_tags.multi_label
     assert not RuleBoostingClassifier().__sklearn_tags__().target_tags.multi_output
     assert RuleBoostingRegressor().__sklearn_tags__().target_tags.multi_output
-    for params in ({"learner": "optimal"}, {"learner": "orthogonal"}, {"include_linear": True}):
+    for params in ({"learner": "optimal", "max_rule_length": 3}, {"learner": "orthogonal"},
+                   {"include_linear": True}):
         assert not RuleBoostingClassifier(**params).__sklearn_tags__().classifier_tags.multi_label
         assert not RuleBoostingRegressor(**params).__sklearn_tags__().target_tags.multi_output
 

@@ -347,7 +347,9 @@ def test_the_kernel_and_numpy_paths_of_prediction_agree_bit_for_bit():
 
 
 @pytest.mark.parametrize("params, named", [
-    ({"learner": "optimal"}, "learner='optimal'"),
+    # The optimal learner fits several outputs with rules of at most two
+    # conditions (rulebook.multi_output_search); longer ones are refused.
+    ({"learner": "optimal", "max_rule_length": 3}, "learner='optimal'"),
     ({"learner": "orthogonal"}, "learner='orthogonal'"),
     ({"objective": "gradient_boosting"}, "objective='gradient_boosting'"),
     ({"weight_update": "corrective"}, "weight_update='corrective'"),
@@ -371,8 +373,9 @@ def test_rulefit_refuses_multi_class_naming_what_works():
 
 def test_the_tags_say_multi_class_where_it_is_supported():
     assert RuleBoostingClassifier().__sklearn_tags__().classifier_tags.multi_class
-    for params in ({"learner": "optimal"}, {"learner": "orthogonal"}, {"include_linear": True},
-                   {"objective": "gradient_sum"}):
+    assert RuleBoostingClassifier(learner="optimal").__sklearn_tags__().classifier_tags.multi_class
+    for params in ({"learner": "optimal", "max_rule_length": 3}, {"learner": "orthogonal"},
+                   {"include_linear": True}, {"objective": "gradient_sum"}):
         assert not RuleBoostingClassifier(**params).__sklearn_tags__().classifier_tags.multi_class
 
 
