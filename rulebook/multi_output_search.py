@@ -189,6 +189,16 @@ class _Boxes:
         self.state[kernels.PUSHED] += 1
         return _Box(c, f, Bc, Bf, pos_c, pos_f, S, stack, bounds)
 
+    def pair_bound(self, c, f):
+        """The bound of every query of two conditions on c and f (the root box's)."""
+        box = self.start(c, f)
+        self.state[kernels.TOP] = 0
+        self.state[kernels.PUSHED] -= 1
+        f_nominal = bool(self.nominal[f])
+        return float(kernels.free_bound(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[c]),
+                                        f_nominal, box.stack[0], self.n2, self.lam, self.single,
+                                        self.segs, *self.scratch))
+
     def step(self, box, best, shared, budget, found):
         f_nominal = box.f is not None and bool(self.nominal[box.f])
         return kernels.search_boxes(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[box.c]),
@@ -261,71 +271,104 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None):
     value, query = boxes.root_value(), []
     if seed is not None and float(seed[0]) > value:
         value, query = float(seed[0]), list(seed[1])
+    run = _Run(boxes, value, query, deadline, started)
     usable = [f for f in range(len(boxes.n_bins)) if boxes.usable(f)]
-    plan = [(c, None) for c in usable]
+    # Each column alone first (few boxes, a high incumbent soon), then the
+    # pairs by their root's bound, largest first: once the best value
+    # reaches a pair's bound, that pair and all after it are pruned.
+    plan = [(np.inf, c, None) for c in usable]
     if problem.max_rule_length == 2:
-        plan += [(c, f) for i, c in enumerate(usable) for f in usable[i + 1:]]
-    best = np.array([value, 0.0])
-    shared = np.array([value, 0.0])
-    found = np.zeros(kernels.STACK_WIDTH, np.int64)
-    budget, done, box, trace = FIRST_BUDGET, 0, None, []
-    root_bound = None
-    reported = time.perf_counter()
-    for c, f in plan:
-        box = boxes.start(c, f)
+        pairs = [(c, f) for i, c in enumerate(usable) for f in usable[i + 1:]]
+        plan += sorted(((boxes.pair_bound(c, f), c, f) for c, f in pairs),
+                       key=lambda entry: -entry[0])
+    done, stopped = 0, False
+    for bound, c, f in plan:
+        if bound <= run.value:
+            done += 1  # pruned by its root's bound
+            continue
+        if not run.search(c, f):
+            stopped = True
+            break
+        done += 1
+        if run.past_deadline() and done < len(plan):
+            run.box = None
+            stopped = True
+            break
+    upper = run.value
+    if stopped:
+        # The unfinished box's open ranges, and the bounds of those not begun
+        # (a column alone: the root's bound).
+        rest = [run.open_bound()] + [b for b, _, _ in plan[done + (run.box is not None):]]
+        if any(np.isinf(rest)):
+            rest.append(boxes.root_bound())
+        upper = max(run.value, max(b for b in rest if np.isfinite(b)))
+    return run.query, run.value, run.stats(done, len(plan), not stopped, upper)
+
+
+class _Run:
+    """One search's incumbent, budget and trace across its boxes."""
+
+    def __init__(self, boxes, value, query, deadline, started):
+        self.boxes, self.deadline, self.started = boxes, deadline, started
+        self.value, self.query = value, query
+        self.best = np.array([value, 0.0])
+        self.shared = np.array([value, 0.0])
+        self.found = np.zeros(kernels.STACK_WIDTH, np.int64)
+        self.budget, self.box, self.trace = FIRST_BUDGET, None, []
+        self.reported = time.perf_counter()
+
+    def past_deadline(self):
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def search(self, c, f):
+        """Search the box of c (and f) to its end; False if the deadline stopped it."""
+        boxes = self.boxes
+        self.box = boxes.start(c, f)
         status = kernels.BATCH
         while status == kernels.BATCH:
             before = time.perf_counter()
             nodes = int(boxes.state[kernels.NODES] + boxes.state[kernels.PRUNED_OPEN])
-            status = boxes.step(box, best, shared, budget, found)
+            status = boxes.step(self.box, self.best, self.shared, self.budget, self.found)
             now = time.perf_counter()
             used = int(boxes.state[kernels.NODES] + boxes.state[kernels.PRUNED_OPEN]) - nodes
             if used:
-                budget = int(min(1 << 20, max(16, budget * CALL_SECONDS / max(now - before, 1e-6))))
-            if best[1]:
-                best[1] = 0.0
-                value, query = float(best[0]), boxes.query(box, found)
-                trace.append((int(boxes.state[kernels.NODES]), now - started, value))
-            if status == kernels.BATCH and deadline is not None and now >= deadline:
-                break
-            if now >= reported + progress.REPORT_INTERVAL and progress.wants_reports():
-                reported = now
-                root_bound = boxes.root_bound() if root_bound is None else root_bound
-                progress.report(nodes=int(boxes.state[kernels.NODES]), best=value,
-                                certified_ratio=min(1.0, value / root_bound)
-                                if root_bound > 0 else 1.0, threads=1)
-        if status == kernels.BATCH:
-            break
-        done += 1
-        if deadline is not None and time.perf_counter() >= deadline and done < len(plan):
-            box = None
-            break
-    finished = done == len(plan)
-    bound = value
-    if not finished:
-        root_bound = boxes.root_bound() if root_bound is None else root_bound
-        # Boxes not started are bounded by the root's bound only.
-        rest = root_bound if box is None or done + 1 < len(plan) else boxes.open_bound(box)
-        bound = max(value, rest)
-    seconds = time.perf_counter() - started
-    state = boxes.state
-    stats = {
-        "nodes_created": int(state[kernels.PUSHED]),
-        "nodes_expanded": int(state[kernels.NODES]),
-        "pruned_bound_immediate": int(state[kernels.PRUNED]),
-        "pruned_bound_propagated": 0,
-        "pruned_equivalence_immediate": 0,
-        "pruned_equivalence_propagated": 0,
-        "pruned_open": int(state[kernels.PRUNED_OPEN]),
-        "leaves": int(state[kernels.LEAVES]),
-        "pairs_searched": done,
-        "pairs": len(plan),
-        "certified": bool(finished),
-        "certified_ratio": 1.0 if bound <= value else (value / bound if bound > 0 else 1.0),
-        "upper_bound": float(bound),
-        "search_time": seconds,
-        "threads": 1,
-        "trace": (tuple((n, t, v, float(max(value, bound))) for n, t, v in trace)
-                  + ((int(state[kernels.NODES]), seconds, value, bound),)),
-    }
-    return query, value, stats
+                self.budget = int(min(1 << 20, max(16, self.budget * CALL_SECONDS
+                                                   / max(now - before, 1e-6))))
+            if self.best[1]:
+                self.best[1] = 0.0
+                self.value, self.query = float(self.best[0]), boxes.query(self.box, self.found)
+                self.trace.append((int(boxes.state[kernels.NODES]), now - self.started,
+                                   self.value))
+            if status == kernels.BATCH and self.past_deadline():
+                return False
+            if now >= self.reported + progress.REPORT_INTERVAL and progress.wants_reports():
+                self.reported = now
+                progress.report(nodes=int(boxes.state[kernels.NODES]), best=self.value,
+                                threads=1)
+        return True
+
+    def open_bound(self):
+        return self.boxes.open_bound(self.box) if self.box is not None else 0.0
+
+    def stats(self, done, n_boxes, certified, upper):
+        state, value = self.boxes.state, self.value
+        seconds = time.perf_counter() - self.started
+        return {
+            "nodes_created": int(state[kernels.PUSHED]),
+            "nodes_expanded": int(state[kernels.NODES]),
+            "pruned_bound_immediate": int(state[kernels.PRUNED]),
+            "pruned_bound_propagated": 0,
+            "pruned_equivalence_immediate": 0,
+            "pruned_equivalence_propagated": 0,
+            "pruned_open": int(state[kernels.PRUNED_OPEN]),
+            "leaves": int(state[kernels.LEAVES]),
+            "pairs_searched": done,
+            "pairs": n_boxes,
+            "certified": bool(certified),
+            "certified_ratio": 1.0 if upper <= value else (value / upper if upper > 0 else 1.0),
+            "upper_bound": float(upper),
+            "search_time": seconds,
+            "threads": 1,
+            "trace": (tuple((n, t, v, float(upper)) for n, t, v in self.trace)
+                      + ((int(state[kernels.NODES]), seconds, value, float(upper)),)),
+        }
