@@ -178,9 +178,10 @@ def test_classifier_rejects_one_class_and_three_where_not_supported():
     X = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
     with pytest.raises(ValueError, match="two classes"):
         RuleBoostingClassifier().fit(X, ["a", "a", "a"])
-    # Multi-class: the greedy learner only, so far (tests/test_multiclass.py).
+    # Multi-class: the greedy learner, and the optimal one with rules of at
+    # most two conditions, so far (tests/test_multiclass.py).
     with pytest.raises(ValueError, match="Only binary classification"):
-        RuleBoostingClassifier(learner="optimal").fit(X, ["a", "b", "c"])
+        RuleBoostingClassifier(learner="optimal", max_rule_length=3).fit(X, ["a", "b", "c"])
     assert RuleBoostingClassifier(verbose=0).fit(X, ["a", "b", "c"]).predict_proba(X).shape == (3, 3)
 
 
