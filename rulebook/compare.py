@@ -178,6 +178,11 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state)
     y_array = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    if y_array.ndim == 2 and y_array.shape[1] > 1:
+        raise NotImplementedError(
+            f"compare_learners scores one output; y has {y_array.shape[1]} columns (a "
+            "multi-label or multi-output target). RuleBoostingClassifier and "
+            "RuleBoostingRegressor fit it; comparing learners on it is not supported yet.")
     if task == "binary" and len(pd.unique(y_array.ravel())) > 2:
         raise NotImplementedError(
             "compare_learners scores two-class targets (ROC AUC of one raw score); y has "

@@ -312,3 +312,10 @@ def test_single_heads_of_classifiers_and_their_json(target):
     assert model.history_["train_loss"].is_monotonic_decreasing
     loaded = load_model(model.to_json())
     assert loaded.head == "single" and loaded.ensemble_ == model.ensemble_
+
+
+def test_compare_learners_refuses_several_outputs_by_name():
+    from rulebook.compare import compare_learners
+    X, y = _labels(n=60)
+    with pytest.raises(NotImplementedError, match="y has 4 columns"):
+        compare_learners(X, y, {"greedy": RuleBoostingClassifier(n_rules=2)}, n_splits=1)
