@@ -44,6 +44,7 @@ References
    heads).
 """
 
+import functools
 import time
 
 import numpy as np
@@ -77,6 +78,24 @@ def applies(problem):
     return (problem.max_rule_length in (1, 2) and problem.reg_lambda > 0
             and problem.allowed is None
             and not (nominal & (n_bins > MAX_BRANCHED_CATEGORIES)).any())
+
+
+@functools.cache
+def prepare():
+    """Compile (or load from numba's cache) this search's kernels, once per
+    process, on a problem of four rows: a round's time limit then counts
+    search only, as :func:`rulebook._precompile.prepare` does for the
+    single-output learners."""
+    from .search import MultiOutputProblem
+
+    X = np.asfortranarray(np.array([[0, 1, 0], [1, 0, 1], [2, 1, 0], [1, 1, 1]], np.uint16))
+    g = np.array([[1.0, -1.0], [-1.0, 1.0], [0.5, 0.5], [-0.5, -0.5]])
+    for single in (False, True):
+        problem = MultiOutputProblem(
+            X_binned=X, n_bins=np.array([3, 2, 2]), is_nominal=np.array([False, True, False]),
+            g=g, h=np.ones_like(g), c=np.ones(4), rows=np.arange(4), reg_lambda=1.0,
+            objective=2, max_rule_length=2, single_head=single)
+        multi_output_search(problem)
 
 
 def head_value(G, H, n_total, reg_lambda, single):
