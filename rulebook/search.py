@@ -260,14 +260,23 @@ class MultiOutputProblem(SearchProblem):
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
                          multi_kernels.n_channels(self.n_outputs)))
         d = self.n_features
+        # Blocks of features whose histograms fit in about 256 KB (a core's
+        # L2): with 2 K + 2 channels of 255 bins a feature's histogram is
+        # 4 K KB, and a pass over the rows for all features at once (as the
+        # single-output build does with its 4 channels) misses the cache at
+        # every row and feature: 30 -> 14 ms at 1,611 rows x 103 features x
+        # 14 outputs. Sums are in row order in any block, so the same bits.
+        per_pass = max(1, min(d, _BLOCK_FLOATS // (hist.shape[1] * hist.shape[2])))
         if self.X_rows is not None and not 10 * len(rows) > len(self.X_rows) > 3 * len(rows):
-            multi_kernels.build_histograms_multi_serial(self.X_rows, rows, g, h, self.c, d, hist)
+            multi_kernels.build_histograms_multi_serial(self.X_rows, rows, g, h, self.c, per_pass,
+                                                        hist)
         elif self._parallel(rows):
-            per_pass = max(1, -(-d // (2 * numba.get_num_threads())))
+            per_pass = min(per_pass, max(1, -(-d // (2 * numba.get_num_threads()))))
             multi_kernels.build_histograms_multi_parallel(self.X_binned, rows, g, h, self.c,
                                                           per_pass, hist)
         else:
-            multi_kernels.build_histograms_multi_serial(self.X_binned, rows, g, h, self.c, d, hist)
+            multi_kernels.build_histograms_multi_serial(self.X_binned, rows, g, h, self.c,
+                                                        per_pass, hist)
         return hist
 
     def best_refinements(self, hist, n_rows):
@@ -294,6 +303,11 @@ class MultiOutputProblem(SearchProblem):
         stats = np.concatenate([G, H, [C, float(len(rows))]])
         return multi_kernels.head_objective(stats, self.n_outputs, self.n_total,
                                             float(self.reg_lambda), bool(self.single_head))
+
+
+# float64 values of one block of features' histograms (256 KB): see
+# MultiOutputProblem._build.
+_BLOCK_FLOATS = 32_768
 
 
 def _every_row(rows, n):
