@@ -168,6 +168,18 @@ class OptimalLearner:
     columns are those listed in :func:`rulebook.pair_search.pair_search`
     (the equivalence-pruning counts are 0 there).
 
+    With several outputs (multi-class, multi-label or multi-output targets,
+    :class:`rulebook.search.MultiOutputProblem`), rules of at most two
+    conditions are searched exactly for a complete or a single-output head
+    by :func:`rulebook.multi_output_search.multi_output_search` (boxes of
+    conditions on two columns, each output bounded on its own; the bounds
+    summed for a complete head, maximised for a single-output one); longer
+    rules, ``max_nodes`` and ``approximation < 1`` are refused with several
+    outputs. A complete head's bound is loose when the outputs prefer
+    different rows (ten classes: bounds about ten times the best value), so
+    on many columns and classes most rounds end at the time limit, anytime,
+    with their certified ratio.
+
     The general search is exponential in the worst case. Residuals that look like
     noise (late boosting rounds, small ``reg_lambda``, many bins) can make
     it run for hours, and best-first search keeps every open query in
