@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scipy.special import expit
 from sklearn.datasets import make_multilabel_classification, make_regression
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.multiclass import type_of_target
 
 from rulebook import RuleBoostingClassifier, RuleBoostingRegressor, load_model
@@ -319,3 +320,16 @@ def test_compare_learners_refuses_several_outputs_by_name():
     X, y = _labels(n=60)
     with pytest.raises(NotImplementedError, match="y has 4 columns"):
         compare_learners(X, y, {"greedy": RuleBoostingClassifier(n_rules=2)}, n_splits=1)
+
+
+# The default estimators' multi-label and multi-output checks run in
+# test_estimators (their tags); these are the single-output heads' (one class
+# per rule: 6 rules for the checks' accuracy bar on three classes).
+@parametrize_with_checks([RuleBoostingClassifier(n_rules=6, head="single"),
+                          RuleBoostingRegressor(n_rules=3, head="single")])
+def test_sklearn_checks_with_single_output_heads(estimator, check):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check(estimator)
