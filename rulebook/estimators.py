@@ -122,7 +122,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             One target column; or (``n_outputs >= 2``, an array or a
             DataFrame whose column names name the outputs) a multi-label
             0/1 indicator matrix (classifier) or a multi-output regression
-            target (regressor), fitted by the greedy learner (see ``head``).
+            target (regressor), fitted by the greedy learner or the optimal
+            one with rules of at most two conditions (see ``head``).
         sample_weight : float or array-like of shape (n_samples,), optional
             Non-negative and finite, not all zero; a weight of 2 counts a
             row twice, a number weights every row alike.
