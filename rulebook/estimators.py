@@ -520,6 +520,15 @@ class RuleBoostingRegressor(RegressorMixin, _RuleBoosting):
     >>> model = RuleBoostingRegressor(n_rules=3).fit(X, y)
     >>> len(model.ensemble_)
     3
+
+    Six regression targets (a DataFrame's columns), a weight per target in
+    each rule:
+
+    >>> from rulebook.datasets import load_atp7d
+    >>> X, Y = load_atp7d()
+    >>> model = RuleBoostingRegressor(n_rules=3, verbose=0).fit(X, Y)
+    >>> model.predict(X.head(2)).shape
+    (2, 6)
     """
 
     def __init__(self, n_rules=10, *, loss="squared", learner="greedy", objective="second_order",
@@ -679,6 +688,16 @@ class RuleBoostingClassifier(ClassifierMixin, _RuleBoosting):
       +2.7523     -1.3761    -1.3761  if `petal length (cm)` <= 2
       -1.3663     -1.2772    +2.6436  if `petal width (cm)` > 1.7
       -1.3632     +2.7837    -1.4093  if `sepal length (cm)` > 4.9 & 2 < `petal length (cm)` <= 4.9
+
+    Six labels per row (a 0/1 DataFrame, one column per emotion heard in a
+    clip of music): ``predict`` returns the indicator matrix.
+
+    >>> from rulebook.datasets import load_emotions
+    >>> X, Y = load_emotions()
+    >>> model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, Y)
+    >>> model.predict(X.head(2))
+    array([[0, 0, 1, 1, 1, 0],
+           [1, 0, 0, 0, 0, 1]])
     """
 
     @property
