@@ -161,7 +161,7 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
             marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()),
                                  gathers["n"])
             if hasattr(setup, "workers"):  # what each worker keeps of its partitions
-                held = setup.workers.run(_partitions.held_bytes, None)
+                held = setup.workers.run(_partitions.held_bytes)
                 marks["held"] = [float(v[0]) for v in client.gather(held)]
                 gathers["n"] -= 1
             return fit(setup, *args)

@@ -290,7 +290,7 @@ def test_query_shortening_makes_the_in_memory_choices(client):
     shards, _ = _binning.fit_bins(client, Xd, yd, None, Binner(cut_points=_cut_points(X)),
                                   classify=False)
     workers = _client.Workers(client, shards)
-    scores = workers.map(_partitions.initial_scores, None, 0.0)
+    scores = _partitions.RawScores(0.0, binner.n_bins_)
     root = Extent((), len(X))
     n_bins, is_nominal = binner.n_bins_, binner.is_nominal_
     problem = DistributedProblem(workers, scores, rulebook.losses.get_loss("squared"), root,
@@ -400,34 +400,32 @@ def test_cross_validation_runs_its_fits_on_the_cluster_through_joblib(client):
 
 
 # -- what a worker keeps -------------------------------------------------------------
-def test_raw_score_codes_hold_the_in_memory_raw_scores_bit_for_bit(monkeypatch):
-    # The raw scores as codes into a table of distinct values give, rule
-    # after rule, exactly what raw[rows] += weight gives in memory: from one
-    # byte a row, to two, to float64 scores once the distinct values pass
-    # MAX_CODE_CELLS (lowered here).
+def test_replayed_raw_scores_are_the_in_memory_raw_scores_bit_for_bit():
+    # Workers keep no raw score per row: the model's rules are replayed on
+    # the rows a task needs, in the order they were added, which is the
+    # in-memory loop's raw[rows] += weight (and raw + weight for an
+    # intercept shift) to the bit, on any subset of rows; rows of zero
+    # weight keep the intercept, as in memory.
     from rulebook.dask import _partitions
 
-    monkeypatch.setattr(_partitions, "MAX_CODE_CELLS", 600)
     rng = np.random.default_rng(11)
     n, d = 3000, 16
     X_binned = np.asfortranarray(rng.integers(0, 4, size=(n, d)).astype(np.uint8))
     weight = rng.choice([0.0, 1.0, 2.5], n)
     shard = _partitions.Shard(X_binned, np.ones(n, np.int8), weight)
     n_bins = np.full(d, 3)
-    scores = _partitions.initial_scores(shard, None, 0.3)
+    scores = _partitions.RawScores(0.3, n_bins)
     raw = np.full(n, 0.3)
-    dtypes = []
+    subset = np.sort(rng.choice(n, 700, replace=False))
     for k in range(d):
         terms = (((k, 0, 1), True),) if k < 12 else (((k, 0, 1), True), ((0, 2, 2), False))
         w = float(rng.normal())
-        scores = _partitions.add_weight(shard, scores, terms, n_bins, w)
-        rows = _partitions.extent_rows(shard, terms, n_bins)
-        raw[rows] += w
+        scores = scores.added(terms, w)
+        raw[_partitions.extent_rows(shard, terms, n_bins)] += w
         if k == 4:
-            scores, raw = _partitions.shift(shard, scores, -0.1), raw - 0.1
-        np.testing.assert_array_equal(scores.at(np.arange(n)), raw)
-        dtypes.append(None if scores.codes is None else scores.codes.dtype)
-    assert dtypes[0] == np.uint8 and np.uint16 in dtypes and dtypes[-1] is None
+            scores, raw = scores.shifted(-0.1), raw - 0.1
+        np.testing.assert_array_equal(scores.at(shard, np.arange(n)), raw)
+        np.testing.assert_array_equal(scores.at(shard, subset), raw[subset])
 
 
 def test_extent_rows_are_the_in_memory_splits_rows_of_positive_weight():

@@ -5,10 +5,11 @@ rows replaced by state on the workers: the intercept from sums over
 partitions, then per round the greedy search on a
 :class:`~rulebook.dask._search.DistributedProblem` (whose tasks compute the
 round's gradients where and when a search node needs them), the rule weight
-from sums over the rule's extent, and the workers' raw scores
-(:class:`~rulebook.dask._partitions.Scores`) updated. The client holds the
+from sums over the rule's extent, and the rule added to the model. The client holds the
 model, the round's histograms and a few floats per worker; the rows stay
-on the workers.
+on the workers, which keep nothing of them but their binned partitions
+(the raw scores are replayed from the rules where a task needs them:
+:class:`~rulebook.dask._partitions.RawScores`).
 
 The intercept, the rule weights, the stopping test and the history are
 computed as in memory (the same closed forms and the same 1-D search), from
@@ -60,10 +61,10 @@ class _Fit:
 
     def __init__(self, setup):
         self.setup, self.workers = setup, setup.workers
-        totals = self.workers.sum(_partitions.totals, None)
+        totals = self.workers.sum(_partitions.totals)
         self.total_weight, self.n_active = float(totals[0]), int(totals[3])
         self.intercept = baseline(setup.loss, totals)
-        self.scores = self.workers.map(_partitions.initial_scores, None, self.intercept)
+        self.scores = _partitions.RawScores(self.intercept, setup.binner.n_bins_)
         self.rules = []
 
     @property
@@ -107,9 +108,6 @@ class _Fit:
         summed = _SummedDerivative(self, extent, scores)
         return newton_rule_weight(summed, None, 0.0, None, setup.reg_lambda)
 
-    def add(self, scores, extent, weight):
-        """Futures of the new raw scores: ``weight`` added on the extent's rows."""
-        return self.workers.map(_partitions.add_weight, scores, extent.terms, self.n_bins, weight)
 
 
 class _SummedDerivative:
@@ -177,7 +175,7 @@ def fit_boosting(setup):
         query = Query(tuple(setup.binner.proposition(*c) for c in result.conditions))
         coverage = C / fit.total_weight
         weight = fit.rule_weight(result.rows, G, H, scores)
-        scores = fit.add(scores, result.rows, weight)
+        scores = scores.added(result.rows.terms, weight)
         fit.rules.append(Rule(query, weight, coverage))
         complexity = len(fit.rules) + sum(len(r) for r in fit.rules)
         stats = {**result.stats, "intercept": float(fit.intercept),
@@ -198,7 +196,7 @@ def _shift_intercept(fit, problem, scores, result):
     shift is kept only if the new search finds a rule."""
     G, H, _ = problem.sums(problem.rows)
     weight = fit.rule_weight(problem.rows, G, H, scores)
-    shifted = fit.workers.map(_partitions.shift, scores, weight)
+    shifted = scores.shifted(weight)
     retry_problem = fit.problem(shifted)
     retry = fit.search(retry_problem)
     if not retry.conditions:

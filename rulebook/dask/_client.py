@@ -143,7 +143,7 @@ class Workers:
 
     A worker's partitions are bundled into one list (no copy: the same
     arrays); every request of the rounds (a search node's histograms, a
-    sum, the raw scores' update) is then one task per worker, which runs
+    sum) is then one task per worker, which runs
     over its partitions in order and merges their results before sending
     them, as ``lightgbm.dask`` and ``xgboost.dask`` have one process per
     worker hold all its rows. What crosses the network per request is one
@@ -186,22 +186,11 @@ class Workers:
         return self.client.submit(func, *args, workers=None if where is None else [where],
                                   allow_other_workers=True, pure=False)
 
-    def run(self, task, scores, *args, merge=_partitions.add_results):
-        """Futures of ``task(shard, scores, *args)`` merged over each worker's partitions.
+    def run(self, task, *args, merge=_partitions.add_results):
+        """Per worker, a future of ``task(shard, *args)`` merged over its partitions."""
+        return [self._submit(where, _partitions.over_bundle, shards, task, args, merge)
+                for where, shards in zip(self.addresses, self.bundles)]
 
-        ``scores`` is a list of per-worker futures (lists of
-        :class:`~rulebook.dask._partitions.Scores`) or None.
-        """
-        scores = [None] * len(self) if scores is None else scores
-        return [self._submit(where, _partitions.over_bundle, shards, part, task, args, merge)
-                for where, shards, part in zip(self.addresses, self.bundles, scores)]
-
-    def map(self, task, scores, *args):
-        """Per worker, a future of ``[task(shard, scores, *args)]`` over its partitions."""
-        scores = [None] * len(self) if scores is None else scores
-        return [self._submit(where, _partitions.map_bundle, shards, part, task, args)
-                for where, shards, part in zip(self.addresses, self.bundles, scores)]
-
-    def sum(self, task, scores, *args, merge=_partitions.add_results):
+    def sum(self, task, *args, merge=_partitions.add_results):
         """``task`` over all partitions, merged, on the client (one round trip)."""
-        return reduce(self.client, self.run(task, scores, *args, merge=merge), merge)
+        return reduce(self.client, self.run(task, *args, merge=merge), merge)

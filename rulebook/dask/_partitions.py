@@ -1,18 +1,17 @@
 """What a worker does with one partition: pure functions, arrays in and out.
 
 Every function here runs in a Dask task on one partition (pandas objects or
-the partition's :class:`Shard` and :class:`Scores`) and returns something
-small (a sketch, sums, a histogram) or a partition's new state (its bin
-codes, its raw scores). None of them imports Dask: the client side
+the partition's :class:`Shard`) and returns something small (a sketch,
+sums, a histogram) or a partition's bin codes. None of them imports Dask: the client side
 (:mod:`rulebook.dask._client`, :mod:`rulebook.dask._binning`,
 :mod:`rulebook.dask._search`, :mod:`rulebook.dask._boosting`) submits them.
 
 What a worker keeps of a partition between tasks is its :class:`Shard`
-(bin codes, target, weights if any) and its :class:`Scores` (one or two
-bytes a row); a search node's rows (:func:`extent_rows`) and their
-gradients and Hessians are recomputed inside the task that needs them and
-dropped at its end, so that the memory of a worker is its binned partitions
-plus what one task on one partition takes.
+(bin codes, target, weights if any), nothing else: a search node's rows
+(:func:`extent_rows`), their raw scores (:class:`RawScores`, replayed from
+the rules) and their gradients and Hessians are recomputed inside the task
+that needs them and dropped at its end, so that the memory of a worker is
+its binned partitions plus what one task on one partition takes.
 
 Functions never modify their arguments: Dask may run a task twice (a lost
 worker, work stealing), and a task that updated its input in place would
@@ -48,10 +47,10 @@ SKETCH_POINTS = 2048
 class Shard:
     """One partition, binned, with its target and weights (kept on a worker).
 
-    Everything a worker keeps of its rows between tasks, with the raw
-    scores (:class:`Scores`): the per-row statistics of a round (gradients,
-    Hessians, the rows of a search node) are recomputed inside each task
-    from these and dropped at its end.
+    Everything a worker keeps of its rows between tasks: the per-row
+    statistics of a round (raw scores, gradients, Hessians, the rows of a
+    search node) are recomputed inside each task from these and dropped at
+    its end.
 
     Attributes
     ----------
@@ -316,76 +315,66 @@ def _category_codes(column, categories):
 
 
 # -- raw scores -------------------------------------------------------------------
-# Distinct raw scores a partition keeps as codes (uint16) at most; beyond,
-# float64 scores per row.
-MAX_CODE_CELLS = 65536
-
-
 @dataclass(frozen=True)
-class Scores:
-    """A partition's raw scores as a code per row into a table of values.
+class RawScores:
+    """The model's raw scores, as the steps that made them.
 
-    A model's raw score is the same on every row covered by the same rules,
-    so a partition holds few distinct scores (at most ``2^rules``): each
-    row keeps the position of its score in ``table`` (``uint8`` while there
-    are at most 256, ``uint16`` up to 65,536; beyond, ``codes`` is None and
-    ``table`` holds every row's score). One or two bytes a row where float64
-    scores took eight; the values are those the in-memory loop computes
-    (``raw[rows] += weight`` adds the same two numbers).
+    No worker keeps a raw score per row: a task that needs the scores of
+    some rows replays the model on them, the intercept and then each rule's
+    weight on the rows of its extent (or each intercept shift on all), in
+    the order the fit added them. That is the in-memory loop's sequence of
+    additions (``raw[rows] += weight``, ``raw + weight``), so the scores
+    are the same numbers; it costs a pass over a byte a row per condition
+    of each rule and one over the scores (a few ms per rule on 250,000
+    rows), where a score kept per row would cost eight bytes of every row
+    for the whole fit.
 
     Attributes
     ----------
-    codes : ndarray of shape (n_rows,), uint8 or uint16, or None
-    table : ndarray of float64
+    intercept : float
+        The intercept before any shift.
+    n_bins : ndarray of shape (n_features,)
+    steps : tuple of (tuple or None, float)
+        ``(terms, weight)``: a rule's extent (as :func:`extent_rows`) and
+        weight; ``terms`` None for an intercept shift.
     """
 
-    codes: np.ndarray | None
-    table: np.ndarray
+    intercept: float
+    n_bins: np.ndarray
+    steps: tuple = ()
 
-    def at(self, rows):
-        """The raw scores of ``rows``, float64."""
-        if self.codes is None:
-            return self.table[rows]
-        return self.table[self.codes[rows]]
+    def added(self, terms, weight):
+        """The scores with ``weight`` added on the extent ``terms``."""
+        return RawScores(self.intercept, self.n_bins, self.steps + ((tuple(terms), float(weight)),))
 
-    def nbytes(self):
-        """Bytes the scores hold."""
-        return self.table.nbytes + (0 if self.codes is None else self.codes.nbytes)
+    def shifted(self, weight):
+        """The scores with ``weight`` added on every row (an intercept shift)."""
+        return RawScores(self.intercept, self.n_bins, self.steps + ((None, float(weight)),))
 
-
-def initial_scores(shard, scores, intercept):
-    """Raw scores of the model before the first rule: the intercept everywhere
-    (``scores`` is None: there are none yet)."""
-    return Scores(np.zeros(len(shard), np.uint8), np.array([float(intercept)]))
-
-
-def add_weight(shard, scores, terms, n_bins, weight):
-    """New :class:`Scores`: ``weight`` added on the rows of the extent ``terms``.
-
-    Every score gets a twin ``score + weight``; the extent's rows move to
-    the twins; scores no row holds any more are dropped.
-    """
-    rows = extent_rows(shard, terms, n_bins)
-    if scores.codes is None:
-        raw = scores.table.copy()
-        raw[rows] += weight
-        return Scores(None, raw)
-    n_cells = len(scores.table)
-    codes = scores.codes.astype(np.uint32)
-    codes[rows] += n_cells
-    table = np.r_[scores.table, scores.table + weight]
-    held = np.bincount(codes, minlength=2 * n_cells) > 0
-    table = table[held]
-    remap = np.cumsum(held) - 1
-    if len(table) > MAX_CODE_CELLS:  # too many distinct scores for codes: the scores themselves
-        return Scores(None, table[remap[codes]])
-    dtype = np.uint8 if len(table) <= 256 else np.uint16
-    return Scores(remap.astype(dtype)[codes], table)
+    def at(self, shard, rows):
+        """The raw scores of the partition's ``rows``, float64."""
+        raw = np.full(len(rows), self.intercept)
+        for terms, weight in self.steps:
+            if terms is None:
+                raw += weight
+            else:
+                # weight x 1 or x 0 added: raw + weight, or raw unchanged (a
+                # zero's sign aside), as raw[rows] += weight; five times
+                # faster than a masked add (np.add(..., where=)).
+                raw += weight * _satisfying(shard, rows, terms, self.n_bins)
+        return raw
 
 
-def shift(shard, scores, weight):
-    """New :class:`Scores`: ``weight`` added on every row (an intercept shift)."""
-    return Scores(scores.codes, scores.table + weight)
+def _satisfying(shard, rows, terms, n_bins):
+    """Which of ``rows`` have positive weight and lie in the extent ``terms``."""
+    inside = None if shard.c is None else shard.c[rows] > 0
+    every_row = len(rows) == len(shard)  # rows is then 0 .. n - 1: no gather
+    for (feature, op, bin_index), sense in terms:
+        covered = covered_bins(op, bin_index, int(n_bins[feature]))
+        column = shard.X_binned[:, feature]
+        term = np.take(covered if sense else ~covered, column if every_row else column[rows])
+        inside = term if inside is None else np.logical_and(inside, term, out=inside)
+    return np.ones(len(rows), bool) if inside is None else inside
 
 
 # -- extents -------------------------------------------------------------------------
@@ -424,7 +413,7 @@ def covered_bins(op, bin_index, n_bins):
 
 
 # -- the boosting rounds -------------------------------------------------------
-def totals(shard, scores=None):
+def totals(shard):
     """``[sum s, sum s y, sum s [y > 0], rows of positive weight]``: what the
     intercept of every loss needs, and the root extent's size."""
     rows = extent_rows(shard, (), None)
@@ -435,7 +424,7 @@ def totals(shard, scores=None):
 def _gradients(shard, scores, rows, loss):
     """``(g, h, c)`` of ``rows`` (sample-weighted), as the in-memory loop's at those rows."""
     c = shard.weights(rows)
-    g, h = loss.gradient_hessian(shard.target(rows), scores.at(rows), c)
+    g, h = loss.gradient_hessian(shard.target(rows), scores.at(shard, rows), c)
     return g, h, c
 
 
@@ -445,7 +434,7 @@ def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
     Parameters
     ----------
     shard : Shard
-    scores : Scores
+    scores : RawScores
     requests : sequence of (terms, bool)
         An extent (:func:`extent_rows`) and whether its histograms are
         wanted besides its sums.
@@ -490,7 +479,7 @@ def _histograms(shard, rows, g, h, c, n_bins, is_nominal):
     return problem.histograms(rows)
 
 
-def count(shard, scores, terms, n_bins):
+def count(shard, terms, n_bins):
     """``[rows of the extent terms]``, as an array so that counts sum."""
     return np.array([len(extent_rows(shard, terms, n_bins))], dtype=np.float64)
 
@@ -499,7 +488,7 @@ def count(shard, scores, terms, n_bins):
 MAX_PATTERN_CONDITIONS = 62
 
 
-def failure_patterns(shard, scores, conditions, n_bins):
+def failure_patterns(shard, conditions, n_bins):
     """Rows of positive weight counted by the set of ``conditions`` they fail.
 
     Returns
@@ -531,14 +520,14 @@ def extent_derivative(shard, scores, terms, n_bins, loss, weight):
     """``sum g_i(raw_i + weight)`` over the extent: the derivative of its loss
     in a rule's weight, without its regularisation term."""
     rows = extent_rows(shard, terms, n_bins)
-    g, _ = loss.gradient_hessian(shard.target(rows), scores.at(rows) + weight, shard.weights(rows))
+    g, _ = loss.gradient_hessian(shard.target(rows), scores.at(shard, rows) + weight, shard.weights(rows))
     return np.array([g.sum()])
 
 
 def extent_losses(shard, scores, terms, n_bins, loss, weights):
     """``sum s_i l(y_i, raw_i + w)`` over the extent for each ``w`` of ``weights``."""
     rows = extent_rows(shard, terms, n_bins)
-    y, r, c = shard.target(rows), scores.at(rows), shard.weights(rows)
+    y, r, c = shard.target(rows), scores.at(shard, rows), shard.weights(rows)
     # loss.loss is the weighted mean; times the weight, the extent's sum, as
     # weight_updates._extent_loss computes it. Rows of an extent have
     # positive weight, so the mean is defined when there is a row.
@@ -551,7 +540,7 @@ def total_loss(shard, scores, loss):
     c = shard.weights(rows)
     if not c.sum() > 0:  # no row of positive weight: no loss (and no mean)
         return np.zeros(1)
-    return np.array([loss.loss(shard.target(rows), scores.at(rows), c) * c.sum()])
+    return np.array([loss.loss(shard.target(rows), scores.at(shard, rows), c) * c.sum()])
 
 
 def add_arrays(*arrays):
@@ -580,22 +569,15 @@ def bundle(*parts):
     return list(parts)
 
 
-def over_bundle(shards, scores, task, args, merge):
-    """``task(shard, scores, *args)`` for each partition of a worker, merged
-    in partition order by ``merge`` (``scores`` may be None: not needed)."""
-    scores = [None] * len(shards) if scores is None else scores
-    return merge(*[task(shard, part, *args) for shard, part in zip(shards, scores)])
+def over_bundle(shards, task, args, merge):
+    """``task(shard, *args)`` for each partition of a worker, merged in
+    partition order by ``merge``."""
+    return merge(*[task(shard, *args) for shard in shards])
 
 
-def map_bundle(shards, scores, task, args):
-    """``[task(shard, scores, *args)]`` for each partition of a worker: its new states."""
-    scores = [None] * len(shards) if scores is None else scores
-    return [task(shard, part, *args) for shard, part in zip(shards, scores)]
-
-
-def held_bytes(shard, scores):
-    """``[bytes of the shard, bytes of its raw scores]`` (what a worker keeps of a partition)."""
-    return np.array([float(shard.nbytes()), 0.0 if scores is None else float(scores.nbytes())])
+def held_bytes(shard):
+    """``[bytes of the shard]``: what a worker keeps of a partition."""
+    return np.array([float(shard.nbytes())])
 
 
 # -- atoms (the optimal learner) ---------------------------------------------------

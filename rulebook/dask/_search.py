@@ -4,7 +4,8 @@
 rows live on the workers. An :class:`Extent` (a search node) is its path
 from the root, a few conditions, with its size and, once summed, its
 histograms: the workers recompute its rows from their bin codes, and its
-gradients from their raw scores, inside each task, and keep neither. Its
+raw scores and gradients from the model's rules, inside each task, and
+keep none of them. Its
 ``histograms`` build each worker's histograms of the node's rows and sum
 them (:class:`rulebook.dask._client.Workers`); the scan of the summed
 histograms is the in-memory one (``SearchProblem.best_refinements``), so
@@ -69,9 +70,8 @@ class DistributedProblem(SearchProblem):
     ----------
     workers : rulebook.dask._client.Workers
         The binned partitions.
-    scores : list of distributed.Future
-        Per worker, the raw scores of its partitions
-        (:class:`rulebook.dask._partitions.Scores`).
+    scores : rulebook.dask._partitions.RawScores
+        The model so far (its raw scores are replayed on the workers).
     loss : rulebook loss
         Of the round's gradients (computed on the workers, per node).
     root : Extent
@@ -167,7 +167,7 @@ class DistributedProblem(SearchProblem):
     def count(self, conditions):
         """Rows of the root extent satisfying every one of ``conditions``."""
         terms = tuple((tuple(c), True) for c in conditions)
-        return round(float(self.workers.sum(_partitions.count, None, terms, self.n_bins)[0]))
+        return round(float(self.workers.sum(_partitions.count, terms, self.n_bins)[0]))
 
 
 def covered_count(hist, condition, n_bins):
@@ -262,7 +262,7 @@ def _without_redundant(problem, space, props, size):
         def rows_satisfying(others):
             return problem.count([conditions[j] for j in others])
     else:
-        patterns = problem.workers.sum(_partitions.failure_patterns, None, tuple(conditions),
+        patterns = problem.workers.sum(_partitions.failure_patterns, tuple(conditions),
                                        problem.n_bins, merge=_partitions.merge_patterns)
 
         def rows_satisfying(others):
