@@ -58,6 +58,11 @@ STACK_WIDTH = 8
 # ``node[4]`` of a box whose condition on f is free: bounded by each
 # output's best condition on f over optimistic sums (see search_boxes).
 FREE = -2
+# A complete head's free box is also bounded by enumerating f's intervals
+# (the same interval for every output: tighter than each output's own best)
+# when f has at most this many bins; always once c's condition is fixed,
+# where that enumeration is the box's best query.
+ENUM_MAX_BINS = 64
 # Most segments (runs of positions) of one axis's set: a nominal mask of at
 # most 62 categories has at most 31 runs, and the outer set one more.
 MAX_SEGMENTS = 64
@@ -256,6 +261,54 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
     return value
 
 
+@jit
+def joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk, cand, stop):
+    """A complete head's bound of a box of c's range and any interval on a
+    numeric f, every output taking the same interval.
+
+    For each interval ``J`` of f's positions, the sum over outputs of
+    ``max((A_k + P_k)^2, (A_k + N_k)^2) / (n2 (lam + A_Hk))`` over ``J``'s
+    bins (as :func:`free_bound`, but one ``J`` for all outputs): at least
+    every query's value of the box, and its best query's value when c's
+    range is one condition (``P = N = 0``); ``cand[4:8]`` then holds that
+    interval. Returns ``(value, stopped)``: stopped (value not the
+    maximum) as soon as a value exceeds ``stop``. SCRATCH wk (4, K, Bf + 1).
+    """
+    n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
+    n_co = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], True, segs[1])
+    for k in range(K):
+        for q in range(4):
+            wk[q, k, 0] = 0.0
+        for j in range(Bf):
+            segs[2, 0, 0], segs[2, 0, 1] = j, j + 1
+            A = _set_sum(S, k, segs[0], n_ci, segs[2], 1)
+            wk[0, k, j + 1] = wk[0, k, j] + A
+            wk[1, k, j + 1] = wk[1, k, j] + max(_set_sum(S, K + k, segs[0], n_ci, segs[2], 1),
+                                                0.0)
+            wk[2, k, j + 1] = wk[2, k, j] + max(
+                _set_sum(S, 2 * K + k, segs[1], n_co, segs[2], 1)
+                - _set_sum(S, 2 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+            wk[3, k, j + 1] = wk[3, k, j] + min(
+                _set_sum(S, 3 * K + k, segs[1], n_co, segs[2], 1)
+                - _set_sum(S, 3 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+    best = 0.0
+    for lo in range(Bf):
+        for hi in range(lo + 1, Bf + 1):
+            if lo == 0 and hi == Bf:
+                continue  # every bin: no condition on f
+            value = 0.0
+            for k in range(K):
+                A = wk[0, k, hi] - wk[0, k, lo]
+                G = max(abs(A + wk[2, k, hi] - wk[2, k, lo]), abs(A + wk[3, k, hi] - wk[3, k, lo]))
+                value += G * G / (n2 * (lam + wk[1, k, hi] - wk[1, k, lo]))
+            if value > best:
+                best = value
+                cand[4], cand[5], cand[6], cand[7] = lo - 1, lo - 1, hi - 1, hi - 1
+                if best > stop:
+                    return best, True
+    return best, False
+
+
 @jit_helper
 def _split(nominal_axis, node, off, stack, bounds, state, upper):
     # Push the two halves of the node's range on axis ``off`` (0: c, 4: f).
@@ -304,15 +357,18 @@ def _width(nominal, B, a0, a1, b0, b1):
 @jit
 def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
                  state, best, shared, budget, found, segs, sums, work, hull, prefix, keys,
-                 order, cand):
+                 order, cand, wk):
     """Depth-first branch and bound over the boxes on ``stack[:state[TOP]]``.
 
     A box whose bound is at most the best value is pruned. A box whose
     condition on f is free (``node[4] == FREE``, a pair's root) is bounded
-    by :func:`free_bound` and split on c until c's range is one condition;
-    then, for a single-output head, its bound is its best query's value (a
-    leaf), and for a complete head f's conditions are branched on in turn
-    (f's root range, c fixed), bounded by :func:`box_bound`. A box of one
+    by :func:`free_bound` (a complete head's with numeric f also by
+    :func:`joint_bound` when f has at most ``ENUM_MAX_BINS`` bins) and
+    split on c until c's range is one condition; then its best query is
+    known (a leaf: :func:`free_bound` for a single-output head,
+    :func:`joint_bound` for a complete head with numeric f), or, for a
+    complete head with nominal f, f's sets are branched on in turn (f's
+    root range, c fixed), bounded by :func:`box_bound`. A box of one
     query is scored (when expressible on both axes; the dummy axis always
     is) and kept if it beats the best value; any other box is split on its
     wider axis. At most ``budget`` boxes per call.
@@ -322,7 +378,7 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
     ``found[:8]`` is the query's box and best[1] = 1.0), shared[0] (the
     best value of all threads, read and raised). SCRATCH segs, sums: as
     :func:`box_bound`; work, hull, prefix, keys, order, cand: as
-    :func:`free_bound`.
+    :func:`free_bound`; wk: as :func:`joint_bound`.
 
     Returns DONE (stack empty) or BATCH (budget spent).
     """
@@ -347,6 +403,26 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                 state[PRUNED] += 1
                 continue
             upper = min(upper, bounds[top])
+            if not single and not f_nominal and (single_c or Bf <= ENUM_MAX_BINS):
+                joint, stopped = joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk,
+                                             cand, threshold if not single_c else np.inf)
+                if not stopped:
+                    if joint <= threshold:
+                        state[PRUNED] += 1
+                        continue
+                    upper = min(upper, joint)
+                if single_c:
+                    # The enumeration is exact here: the box's best query.
+                    state[LEAVES] += 1
+                    if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
+                        best[0] = joint
+                        best[1] = 1.0
+                        if joint > shared[0]:
+                            shared[0] = joint
+                        for w in range(4):
+                            found[w] = node[w]
+                            found[4 + w] = cand[4 + w]
+                    continue
             if not single_c:
                 _split(c_nominal, node, 0, stack, bounds, state, upper)
             elif single:

@@ -54,9 +54,10 @@ from . import _progress as progress
 from .pair_search import MAX_BRANCHED_CATEGORIES, _conditions
 
 # Wall time aimed at per kernel call (deadline, progress and Ctrl-C are
-# handled between calls), and the first call's node budget.
+# handled between calls), and the first call's node budget in each box (a
+# node of a pair of 255-bin columns with four outputs takes about 1 ms).
 CALL_SECONDS = 0.05
-FIRST_BUDGET = 256
+FIRST_BUDGET = 16
 
 
 def applies(problem):
@@ -153,6 +154,7 @@ class _Boxes:
         B = int(self.n_bins.max()) + 1 if len(self.n_bins) else 1
         self.scratch = (np.empty((4, B)), np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
                         np.empty(B), np.empty(B, np.int64), np.zeros(kernels.STACK_WIDTH, np.int64))
+        self.wk = np.empty((4, self.K, B + 1))
         self.state = np.zeros(kernels.N_STATE, np.int64)
 
     def usable(self, f):
@@ -223,7 +225,7 @@ class _Boxes:
         return kernels.search_boxes(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[box.c]),
                                     f_nominal, box.f is None, self.n2, self.lam, self.single,
                                     box.stack, box.bounds, self.state, best, shared, budget,
-                                    found, self.segs, self.sums, *self.scratch)
+                                    found, self.segs, self.sums, *self.scratch, self.wk)
 
     def query(self, box, found):
         """The ``(feature, op, bin)`` conditions of the one-query box ``found``."""
@@ -343,6 +345,9 @@ class _Run:
         """Search the box of c (and f) to its end; False if the deadline stopped it."""
         boxes = self.boxes
         self.box = boxes.start(c, f)
+        # A box's nodes may cost far more than the last one's (a column of
+        # few bins, then a pair of 255 x 255): its budget adapts afresh.
+        self.budget = FIRST_BUDGET
         status = kernels.BATCH
         while status == kernels.BATCH:
             before = time.perf_counter()

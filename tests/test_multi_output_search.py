@@ -157,6 +157,15 @@ def test_bounds_are_admissible(problem, data):
     for a in column_conditions(problem, c):
         for b in column_conditions(problem, f):
             assert value(a & b) <= bound * (1 + 1e-9) + 1e-12
+    if not problem.single_head and not boxes.nominal[f]:
+        wk, cand = np.empty((4, boxes.K, pair.Bf + 1)), np.zeros(8, np.int64)
+        joint, stopped = kernels.joint_bound(pair.S, boxes.K, pair.Bc, pair.Bf,
+                                             bool(boxes.nominal[c]), root, boxes.n2, boxes.lam,
+                                             boxes.segs, wk, cand, np.inf)
+        assert not stopped
+        for a in column_conditions(problem, c):
+            for b in column_conditions(problem, f):
+                assert value(a & b) <= joint * (1 + 1e-9) + 1e-12
     # c fixed to one condition (a bin of c by position), f's root range.
     nb = int(problem.n_bins[c])
     if boxes.nominal[c]:
@@ -170,6 +179,13 @@ def test_bounds_are_admissible(problem, data):
     bound = box_bound(pair, np.array(c_range + f_root, np.int64), bool(boxes.nominal[f]))
     for b in column_conditions(problem, f):
         assert value(a & b) <= bound * (1 + 1e-9) + 1e-12
+    if not problem.single_head and not boxes.nominal[f]:
+        # c fixed: the enumeration is the best interval on f, exactly.
+        node = np.array(c_range + (kernels.FREE, 0, 0, 0), np.int64)
+        joint, _ = kernels.joint_bound(pair.S, boxes.K, pair.Bc, pair.Bf, bool(boxes.nominal[c]),
+                                       node, boxes.n2, boxes.lam, boxes.segs, wk, cand, np.inf)
+        best = max([value(a & b) for b in column_conditions(problem, f)], default=0.0)
+        np.testing.assert_allclose(joint, best, rtol=1e-9, atol=1e-12)
 
 
 def test_seed_and_deadline_give_an_honest_anytime_answer():
