@@ -89,7 +89,8 @@ def main(argv=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # boosting stopped early
         table = run(args.splits, args.models)
-    with pd.option_context("display.width", 120, "display.precision", 3):
+    with pd.option_context("display.width", 160, "display.max_columns", None,
+                           "display.precision", 3):
         print(table)
     return table
 
