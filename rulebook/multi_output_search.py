@@ -297,10 +297,14 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None):
     # Each column alone first (few boxes, a high incumbent soon), then the
     # pairs by their root's bound, largest first: once the best value
     # reaches a pair's bound, that pair and all after it are pruned.
-    plan = [(np.inf, c, None) for c in usable]
+    # Every box is also bounded by the root's bound (each output's tight
+    # bound over all rows), which a pair's root bound may exceed.
+    root_bound = boxes.root_bound()
+    run.root_bound = root_bound
+    plan = [(root_bound, c, None) for c in usable]
     if problem.max_rule_length == 2:
         pairs = [(c, f) for i, c in enumerate(usable) for f in usable[i + 1:]]
-        plan += sorted(((boxes.pair_bound(c, f), c, f) for c, f in pairs),
+        plan += sorted(((min(boxes.pair_bound(c, f), root_bound), c, f) for c, f in pairs),
                        key=lambda entry: -entry[0])
     done, stopped = 0, False
     for bound, c, f in plan:
@@ -319,10 +323,9 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None):
     if stopped:
         # The unfinished box's open ranges, and the bounds of those not begun
         # (a column alone: the root's bound).
-        rest = [run.open_bound()] + [b for b, _, _ in plan[done + (run.box is not None):]]
-        if any(np.isinf(rest)):
-            rest.append(boxes.root_bound())
-        upper = max(run.value, max(b for b in rest if np.isfinite(b)))
+        rest = [min(run.open_bound(), root_bound)]
+        rest += [b for b, _, _ in plan[done + (run.box is not None):]]
+        upper = max(run.value, max(rest))
     return run.query, run.value, run.stats(done, len(plan), not stopped, upper)
 
 
@@ -337,6 +340,7 @@ class _Run:
         self.found = np.zeros(kernels.STACK_WIDTH, np.int64)
         self.budget, self.box, self.trace = FIRST_BUDGET, None, []
         self.reported = time.perf_counter()
+        self.root_bound = None
 
     def past_deadline(self):
         return self.deadline is not None and time.perf_counter() >= self.deadline
@@ -367,8 +371,10 @@ class _Run:
                 return False
             if now >= self.reported + progress.REPORT_INTERVAL and progress.wants_reports():
                 self.reported = now
+                # Honest while boxes are left: bounded by the root's bound.
                 progress.report(nodes=int(boxes.state[kernels.NODES]), best=self.value,
-                                threads=1)
+                                certified_ratio=min(1.0, self.value / self.root_bound)
+                                if self.root_bound > 0 else 1.0, threads=1)
         return True
 
     def open_bound(self):

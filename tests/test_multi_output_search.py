@@ -272,3 +272,28 @@ def test_search_is_optimal_for_each_loss_and_head(loss_name, single_head, proble
     np.testing.assert_allclose(value, brute_force(problem), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(extent_value(problem, conditions), value, rtol=1e-9, atol=1e-12)
     assert stats["certified"]
+
+
+def test_progress_reports_what_the_progress_line_shows(monkeypatch):
+    """A long search reports nodes, best value, certified ratio and threads
+    (what the estimator's progress line formats), the ratio in [0, 1]."""
+    from rulebook import _progress as progress
+    from rulebook import multi_output_search as module
+
+    monkeypatch.setattr(progress, "REPORT_INTERVAL", 0.0)
+    monkeypatch.setattr(progress, "wants_reports", lambda: True)
+    rng = np.random.default_rng(1)
+    n, d, K = 300, 4, 3
+    X = np.asfortranarray(rng.integers(0, 30, (n, d)).astype(np.uint16))
+    problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 30), is_nominal=np.zeros(d, bool),
+                                 g=rng.normal(size=(n, K)), h=np.ones((n, K)), c=np.ones(n),
+                                 rows=np.arange(n), reg_lambda=1.0, objective=2,
+                                 max_rule_length=2)
+    seen = []
+
+    def show(nodes, best, certified_ratio, threads):
+        seen.append((nodes, best, certified_ratio, threads))
+
+    with progress.reporting(show):
+        module.multi_output_search(problem)
+    assert seen and all(0.0 <= ratio <= 1.0 and threads == 1 for _, _, ratio, threads in seen)
