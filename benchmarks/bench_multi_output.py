@@ -38,7 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-DATASETS = {"emotions": "multi-label", "yeast": "multi-label", "atp7d": "regression"}
+DATASETS = {"emotions": "multi-label", "yeast": "multi-label", "atp7d": "regression",
+            "enron": "multi-label"}
+# enron (1,001 binary features, 53 labels) is read densified (sparse input is
+# issue 20's next step) and runs only when asked for: --datasets enron.
+DEFAULT_DATASETS = ("emotions", "yeast", "atp7d")
 RULES = (10, 50)
 HEADS = ("single", "complete")
 DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "multi_output"
@@ -169,7 +173,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--data-home", default=str(DEFAULT_DATA_HOME))
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    parser.add_argument("--datasets", nargs="+", default=list(DEFAULT_DATASETS),
+                        choices=list(DATASETS))
     parser.add_argument("--skip-boomer", action="store_true")
     parser.add_argument("--boomer-python", default=os.environ.get("BOOMER_PYTHON", sys.executable),
                         help="interpreter with mlrl-boomer installed (env BOOMER_PYTHON)")
