@@ -192,17 +192,18 @@ def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, s
 
 
 @jit_helper
-def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order):
+def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
     # Best condition on f for one output's per-position sums: (value, a, b),
-    # (lo, hi) positions of an interval or (kind, size) of best_set.
+    # (lo, hi) positions of an interval or (kind, size) of best_set; as soon
+    # as a value exceeds stop, that one.
     if f_nominal:
-        return best_set(G, H, Bf, n2, lam, keys, order, np.inf)
-    return best_interval(G, H, Bf, n2, lam, hull, prefix, np.inf)
+        return best_set(G, H, Bf, n2, lam, keys, order, stop)
+    return best_interval(G, H, Bf, n2, lam, hull, prefix, stop)
 
 
 @jit
 def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, work, hull,
-               prefix, keys, order, cand):
+               prefix, keys, order, cand, stop=np.inf):
     """The bound of a box of c's range and any condition on f.
 
     For each position of f, the sums of c's inner positions (``A_k``,
@@ -218,6 +219,11 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
     holds that query's range on f (an interval of positions, or a mask).
     SCRATCH work (4, Bf) and those of ``rulebook._pair_kernels.best_interval``
     / ``best_set``.
+
+    Returns ``(bound, stopped)``: stopped as soon as the bound is known to
+    exceed ``stop`` (every output's term is at least 0, so a partial sum or
+    one output's term above it suffices); the value returned is then not
+    the bound, only more than ``stop``.
     """
     n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
     n_co = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], True, segs[1])
@@ -233,9 +239,12 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
             work[3, j] = A + min(_set_sum(S, 3 * K + k, segs[1], n_co, segs[2], 1)
                                  - _set_sum(S, 3 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
         term = 0.0
+        gap = stop - value if not single else stop
         for side in range(2):
             v, a, b = _solve_f(work[2 + side], work[1], Bf, f_nominal, n2, lam, hull, prefix,
-                               keys, order)
+                               keys, order, gap)
+            if v > gap:
+                return value + v if not single else v, True
             if v > term:
                 term = v
                 if single and v > value:
@@ -258,7 +267,7 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
             value = max(value, term)
         else:
             value += term
-    return value
+    return value, False
 
 
 @jit
@@ -397,12 +406,17 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
         state[NODES] += 1
         single_c = _is_single(c_nominal, Bc, node[0], node[1], node[2], node[3])
         if node[4] == FREE:
-            upper = free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs,
-                               work, hull, prefix, keys, order, cand)
-            if upper <= threshold:
+            # Exact only where it is a leaf's value (a single-output head
+            # with c fixed); elsewhere it need only be known above the best
+            # value, and the box keeps its parent's bound (admissible).
+            exact = single and single_c
+            upper, stopped = free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam,
+                                        single, segs, work, hull, prefix, keys, order, cand,
+                                        np.inf if exact else threshold)
+            if not stopped and upper <= threshold:
                 state[PRUNED] += 1
                 continue
-            upper = min(upper, bounds[top])
+            upper = bounds[top] if stopped else min(upper, bounds[top])
             if not single and not f_nominal and (single_c or Bf <= ENUM_MAX_BINS):
                 joint, stopped = joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk,
                                              cand, threshold if not single_c else np.inf)

@@ -216,9 +216,10 @@ class _Boxes:
         self.state[kernels.TOP] = 0
         self.state[kernels.PUSHED] -= 1
         f_nominal = bool(self.nominal[f])
-        return float(kernels.free_bound(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[c]),
-                                        f_nominal, box.stack[0], self.n2, self.lam, self.single,
-                                        self.segs, *self.scratch))
+        bound, _ = kernels.free_bound(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[c]),
+                                      f_nominal, box.stack[0], self.n2, self.lam, self.single,
+                                      self.segs, *self.scratch)
+        return float(bound)
 
     def step(self, box, best, shared, budget, found):
         f_nominal = box.f is not None and bool(self.nominal[box.f])

@@ -151,9 +151,11 @@ def test_bounds_are_admissible(problem, data):
         return
     pair = boxes.start(c, f)
     root = pair.stack[0].copy()
-    bound = kernels.free_bound(pair.S, boxes.K, pair.Bc, pair.Bf, bool(boxes.nominal[c]),
-                               bool(boxes.nominal[f]), root, boxes.n2, boxes.lam, boxes.single,
-                               boxes.segs, *boxes.scratch)
+    bound, stopped = kernels.free_bound(pair.S, boxes.K, pair.Bc, pair.Bf,
+                                        bool(boxes.nominal[c]), bool(boxes.nominal[f]), root,
+                                        boxes.n2, boxes.lam, boxes.single, boxes.segs,
+                                        *boxes.scratch)
+    assert not stopped
     for a in column_conditions(problem, c):
         for b in column_conditions(problem, f):
             assert value(a & b) <= bound * (1 + 1e-9) + 1e-12
