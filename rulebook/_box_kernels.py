@@ -59,10 +59,11 @@ STACK_WIDTH = 8
 # output's best condition on f over optimistic sums (see search_boxes).
 FREE = -2
 # A complete head's free box is also bounded by enumerating f's intervals
-# (the same interval for every output: tighter than each output's own best)
-# when f has at most this many bins; always once c's condition is fixed,
-# where that enumeration is the box's best query.
-ENUM_MAX_BINS = 64
+# (the same interval for every output: tighter than each output's own best;
+# on wine, 3 classes, a quarter of the nodes and a quarter of the time) when
+# f has at most this many bins (its cost grows as their square); always once
+# c's condition is fixed, where that enumeration is the box's best query.
+ENUM_MAX_BINS = 256
 # Most segments (runs of positions) of one axis's set: a nominal mask of at
 # most 62 categories has at most 31 runs, and the outer set one more.
 MAX_SEGMENTS = 64
