@@ -47,7 +47,7 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._pair_kernels import best_interval, best_set, set_members
+from ._pair_kernels import best_interval, best_set
 
 # Why ``search_boxes`` returned.
 DONE, BATCH = 0, 1
@@ -432,8 +432,7 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                     if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
                         best[0] = joint
                         best[1] = 1.0
-                        if joint > shared[0]:
-                            shared[0] = joint
+                        shared[0] = max(shared[0], joint)
                         for w in range(4):
                             found[w] = node[w]
                             found[4 + w] = cand[4 + w]
@@ -445,8 +444,7 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                 if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
                     best[0] = upper
                     best[1] = 1.0
-                    if upper > shared[0]:
-                        shared[0] = upper
+                    shared[0] = max(shared[0], upper)
                     for w in range(4):
                         found[w] = node[w]
                         found[4 + w] = cand[4 + w]
@@ -471,8 +469,7 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                                                  node[7]))):
                 best[0] = upper
                 best[1] = 1.0
-                if upper > shared[0]:
-                    shared[0] = upper
+                shared[0] = max(shared[0], upper)
                 for w in range(8):
                     found[w] = node[w]
             continue

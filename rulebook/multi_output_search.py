@@ -225,7 +225,7 @@ class _Boxes:
         H = np.zeros((nb, self.K))
         np.add.at(G, x[inside], self.g[inside])
         np.add.at(H, x[inside], self.h[inside])
-        work, hull, prefix, keys, order, _ = self.scratch
+        _, hull, prefix, keys, order, _ = self.scratch
         terms = []
         for k in range(self.K):
             g, h = np.ascontiguousarray(G[:, k]), np.ascontiguousarray(H[:, k])

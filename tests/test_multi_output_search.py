@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rulebook import _box_kernels as kernels
-from rulebook.multi_output_search import applies, head_value, multi_output_search
 from rulebook._search_kernels import LE
+from rulebook.multi_output_search import applies, head_value, multi_output_search
 from rulebook.search import MultiOutputProblem
 
 
@@ -200,10 +200,10 @@ def test_seed_and_deadline_give_an_honest_anytime_answer():
     problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 40), is_nominal=np.zeros(d, bool),
                                  g=g, h=h, c=np.ones(n), rows=np.arange(n), reg_lambda=1.0,
                                  objective=2, max_rule_length=2)
-    full, best, _ = multi_output_search(problem)
-    seed_value = extent_value(problem, [(0, LE, 10)])  
-    conditions, value, stats = multi_output_search(problem, deadline=0.0,
-                                                   seed=(seed_value, [(0, LE, 10)]))
+    _, best, _ = multi_output_search(problem)
+    seed_value = extent_value(problem, [(0, LE, 10)])
+    _, value, stats = multi_output_search(problem, deadline=0.0,
+                                          seed=(seed_value, [(0, LE, 10)]))
     assert value >= seed_value
     assert stats["upper_bound"] >= best * (1 - 1e-12)
     assert stats["certified_ratio"] == pytest.approx(value / stats["upper_bound"])
