@@ -47,7 +47,7 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._pair_kernels import best_interval, best_set
+from ._pair_kernels import _expressible, _solve_f  # as in the single-output pair search
 
 # Why ``search_boxes`` returned.
 DONE, BATCH = 0, 1
@@ -150,17 +150,6 @@ def _is_single(nominal, B, a0, a1, b0, b1):
     return a0 == a1 and b0 == b1
 
 
-@jit_helper
-def _expressible(nominal, B, a0, a1, b0, b1):
-    # A single condition some conjunction of propositions is: not every
-    # non-missing bin (except ``== 0`` of a one-category column), not empty.
-    if nominal:
-        if a1 == 0:
-            return False
-        return B == 1 or a1 != (1 << B) - 1
-    return not (a0 == -1 and b0 == B - 1)
-
-
 @jit
 def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, sums):
     """The bound of a box (its value when it is one query); see the module.
@@ -190,16 +179,6 @@ def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, s
         else:
             value += term
     return value
-
-
-@jit_helper
-def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
-    # Best condition on f for one output's per-position sums: (value, a, b),
-    # (lo, hi) positions of an interval or (kind, size) of best_set; as soon
-    # as a value exceeds stop, that one.
-    if f_nominal:
-        return best_set(G, H, Bf, n2, lam, keys, order, stop)
-    return best_interval(G, H, Bf, n2, lam, hull, prefix, stop)
 
 
 @jit

@@ -52,12 +52,11 @@ import numpy as np
 from . import _box_kernels as kernels
 from . import _pair_kernels as pair_kernels
 from . import _progress as progress
-from .pair_search import MAX_BRANCHED_CATEGORIES, _conditions
+from .pair_search import CALL_SECONDS, MAX_BRANCHED_CATEGORIES, _conditions
 
-# Wall time aimed at per kernel call (deadline, progress and Ctrl-C are
-# handled between calls), and the first call's node budget in each box (a
-# node of a pair of 255-bin columns with four outputs takes about 1 ms).
-CALL_SECONDS = 0.05
+# The first kernel call's node budget in each box, which then adapts to
+# CALL_SECONDS a call (a node of a pair of 255-bin columns with four
+# outputs takes about 1 ms).
 FIRST_BUDGET = 16
 
 
