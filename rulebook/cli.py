@@ -41,7 +41,9 @@ from .learners import LEARNERS
 from .losses import get_loss
 from .optimal import OptimalLearner
 
-TASKS = ("binary", "regression", "poisson")
+TASKS = ("binary", "multiclass", "regression", "poisson")
+# Tasks fitted by the classifier, whose splits are stratified.
+_CLASSIFICATION = ("binary", "multiclass")
 # Distinct target values shown in an error message before "…".
 _SHOWN_VALUES = 5
 # Most rules a command fits (--rules). Each command scores the model after
@@ -176,8 +178,9 @@ def _add_data_arguments(command):
     command.add_argument("--target", help="target column (required for CSV files)")
     command.add_argument(
         "--task", choices=TASKS,
-        help="binary (two classes), regression or poisson (counts); default: the dataset's, "
-             "or for a CSV file binary if the target has two values, else regression")
+        help="binary (two classes), multiclass (three or more), regression or poisson "
+             "(counts); default: the dataset's, or for a CSV file binary if the target has "
+             "two values, multiclass if it has more and is not numeric, else regression")
     command.add_argument(
         "--data-home", metavar="DIR",
         help="directory holding the CSV files of a known dataset that is not bundled "
@@ -246,8 +249,7 @@ def _fit(args):
         raise ValueError(f"--time-limit applies only to --learner optimal; got --learner {args.learner}.")
     X, y, task, name, reg_lambda = _load(args)
     _check_target(y, task, args)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.2, random_state=args.seed, stratify=y if task == "binary" else None)
+    X_train, X_test, y_train, y_test = _split(X, y, task, args.seed)
     model = _estimator(task, _estimator_params(args, args.learner, reg_lambda))
     print(f"{name}: {task}, target {y.name!r}, {len(X)} rows, {X.shape[1]} features; "
           f"train {len(X_train)} / test {len(X_test)} (seed {args.seed})")
@@ -273,8 +275,10 @@ def _compare(args):
         raise ValueError("--time-limit applies only to the optimal learner, which --learners leaves out.")
     X, y, task, name, reg_lambda = _load(args)
     _check_target(y, task, args)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.2, random_state=args.seed, stratify=y if task == "binary" else None)
+    if args.report and task == "multiclass":
+        raise ValueError("--report shows one score per row and does not support multiclass "
+                         "targets yet; drop --report (the printed comparison covers them).")
+    X_train, X_test, y_train, y_test = _split(X, y, task, args.seed)
     split = (f"{name}: {task}, target {y.name!r}, {len(X)} rows, {X.shape[1]} features; "
              f"train {len(X_train)} / test {len(X_test)} (seed {args.seed})")
     print(split)
@@ -320,8 +324,14 @@ def _estimator_params(args, learner, reg_lambda):
     return params
 
 
+def _split(X, y, task, seed):
+    """The 80/20 train/test split, stratified for a classification task."""
+    return train_test_split(X, y, test_size=0.2, random_state=seed,
+                            stratify=y if task in _CLASSIFICATION else None)
+
+
 def _estimator(task, params):
-    if task == "binary":
+    if task in _CLASSIFICATION:
         return RuleBoostingClassifier(**params)
     return RuleBoostingRegressor(loss="poisson" if task == "poisson" else "squared", **params)
 
@@ -403,8 +413,16 @@ def _load(args):
                          f"columns are {list(frame.columns)}.")
     frame = frame.dropna(subset=[args.target])
     y = frame[args.target]
-    task = args.task or ("binary" if y.nunique() == 2 else "regression")
-    return frame.drop(columns=[args.target]), y, task, _printable(path.name), None
+    return frame.drop(columns=[args.target]), y, args.task or _default_task(y), \
+        _printable(path.name), None
+
+
+def _default_task(y):
+    """A CSV target's task: two values binary, more multiclass unless numeric."""
+    if y.nunique() == 2:
+        return "binary"
+    numeric = pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y)
+    return "regression" if numeric else "multiclass"
 
 
 def _check_data_home(info, data_home):
@@ -455,13 +473,15 @@ def _check_target(y, task, args):
     source = f"--task {task}" if args.task else f"task {task}"
     if task == "binary" and y.nunique() != 2:
         hint = (" For a numeric target use --task regression or --task poisson." if numeric
-                else " Multi-class targets are not supported by the command line yet (the Python "
-                "API fits them); choose two classes or recode the target.")
+                and y.nunique() > _SHOWN_VALUES else " For three or more classes use --task "
+                "multiclass" + (", for a numeric target --task regression." if numeric else "."))
         raise ValueError(f"{source} needs a target with exactly two classes; {what}.{hint}")
+    if task == "multiclass" and y.nunique() < 3:
+        raise ValueError(f"{source} needs a target with three or more classes; {what}. "
+                         f"For two classes use --task binary.")
     if task in ("regression", "poisson") and not numeric:
         hint = (" For two classes use --task binary." if y.nunique() == 2 else
-                " The command line fits two-class targets (--task binary) and numeric ones "
-                "(--task regression or poisson); multi-class targets are not supported by it yet.")
+                " For classes use --task multiclass.")
         raise ValueError(f"{source} needs a numeric target; {what}.{hint}")
     if task == "poisson" and (y < 0).any():
         raise ValueError(f"{source} needs counts (values >= 0); {what}, "
@@ -483,9 +503,17 @@ def _score_table(model, X_test, y_test, task):
     inverse_link = get_loss(model.ensemble_.loss).inverse_link
     rows = []
     for k, ensemble in enumerate(model.staged_ensembles()):
-        weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
+        # One weight per rule, or one per rule and class (multiclass).
+        outputs = np.size(ensemble.intercept)
+        weights = np.array([rule.weight for rule in ensemble.rules],
+                           dtype=np.float64).reshape(k, outputs)
         raw = ensemble.intercept + covered[:, :k] @ weights
-        if task == "binary":
+        raw = raw[:, 0] if outputs == 1 else raw
+        if task == "multiclass":
+            # raw: one column per class (weights (k, K)); the most probable class.
+            predicted = model.classes_[np.argmax(raw, axis=1)]
+            score, label = np.mean(predicted == np.asarray(y_test)), "test accuracy"
+        elif task == "binary":
             positive = np.asarray(y_test == model.classes_[1])
             score = _roc_auc(positive, raw) if 0 < positive.sum() < len(positive) else np.nan
             label = "test ROC AUC"

@@ -8,10 +8,11 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import load_iris
 from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 
-from rulebook import OptimalLearner, RuleBoostingRegressor
+from rulebook import OptimalLearner, RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook.cli import _estimator_params, _parser, _timed_fit, main
 from rulebook.datasets import DATASETS, make_friedman1
 
@@ -121,13 +122,43 @@ def test_binary_task_on_a_continuous_target_is_a_short_summary(tmp_path, capsys)
 
 def test_multiclass_target_is_truncated_with_an_ellipsis(tmp_path, capsys):
     target = np.array(list("abcdef") * 20)
-    for flags in ([], ["--task", "binary"]):
-        assert main(["fit", _csv(tmp_path, target), "--target", "y", *flags]) == 2
+    for task in ("binary", "regression"):
+        assert main(["fit", _csv(tmp_path, target), "--target", "y", "--task", task]) == 2
         err = capsys.readouterr().err
         assert "6 distinct values such as a, b, c, d, e, …" in err
-        assert "Multi-class" in err or "multi-class" in err
+        assert "--task multiclass" in err
         # No Python class names for a CLI user.
         assert "Classifier" not in err and "Regressor" not in err
+
+
+def test_fit_and_compare_a_multiclass_csv(tmp_path, capsys):
+    """Three classes of strings: multiclass by default, a weight column per
+    class, the test accuracy of the model after each round (its staged
+    models'), and a clear error for what the command cannot show."""
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    path = tmp_path / "iris.csv"
+    X.assign(species=np.array(["setosa", "versicolor", "virginica"])[y]).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "species", "--rules", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "multiclass" in out and "setosa" in out and "versicolor" in out
+    printed = _printed_scores(out, "test accuracy")
+    frame = pd.read_csv(path)
+    X_train, X_test, y_train, y_test = train_test_split(
+        frame.drop(columns="species"), frame["species"], test_size=0.2, random_state=0,
+        stratify=frame["species"])
+    model = RuleBoostingClassifier(n_rules=3).fit(X_train, y_train)
+    staged = [np.mean(model.classes_[np.argmax(e.decision_function(X_test), axis=1)] == y_test)
+              for e in model.staged_ensembles()]
+    assert printed == pytest.approx(staged, abs=1e-4)
+    assert main(["compare", str(path), "--target", "species", "--rules", "2",
+                 "--learners", "greedy", "optimal"]) == 0
+    assert "test accuracy by number of rules" in capsys.readouterr().out
+    assert main(["compare", str(path), "--target", "species", "--rules", "2",
+                 "--report", str(tmp_path / "r.html")]) == 2
+    assert "--report" in capsys.readouterr().err
+    assert main(["fit", _csv(tmp_path, np.array([0, 1] * 20)), "--target", "y",
+                 "--task", "multiclass"]) == 2
+    assert "--task binary" in capsys.readouterr().err
 
 
 def test_few_classes_are_listed_in_full(tmp_path, capsys):
