@@ -451,26 +451,15 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
 
 def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_jobs):
     """``optimal_search`` for a limit of 1 or 2 conditions (:mod:`rulebook.pair_search`)."""
-    seed = None
-    if seed_greedy:
-        greedy = greedy_search(problem)
-        if greedy.conditions:
-            seed = (float(greedy.value), list(greedy.conditions))
     root = problem.rows
     root_bound = float(kernels.bound(root, len(root), problem.g, problem.h, problem.c,
                                      int(problem.objective), problem.n_total,
                                      float(problem.reg_lambda)))
     deadline = None if time_limit is None else started + time_limit
-    conditions, value, stats = pair_search.pair_search(problem, deadline=deadline, seed=seed,
-                                                       started=started, root_bound=root_bound,
-                                                       n_jobs=n_jobs)
-    conditions = sorted(tuple(int(v) for v in c) for c in conditions)
-    rows = root
-    for condition in conditions:
-        rows = problem.refine(rows, condition)
-    if shorten:
-        conditions = shorten_conditions(problem, conditions, rows)
-    return SearchResult(tuple(conditions), value, np.sort(rows), stats)
+    conditions, value, stats = pair_search.pair_search(
+        problem, deadline=deadline, seed=_greedy_pair_seed(problem, seed_greedy),
+        started=started, root_bound=root_bound, n_jobs=n_jobs)
+    return _two_condition_result(problem, conditions, value, stats, shorten)
 
 
 def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy, shorten):
@@ -487,14 +476,23 @@ def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_gre
     multi_output_search.prepare()  # before the clock: compiling is not search time
     started = time.perf_counter()
     time_limit = resolve_time_limit(time_limit)
-    seed = None
-    if seed_greedy:
-        greedy = greedy_search(problem)
-        if greedy.conditions:
-            seed = (float(greedy.value), list(greedy.conditions))
     deadline = None if time_limit is None else started + time_limit
     conditions, value, stats = multi_output_search.multi_output_search(
-        problem, deadline=deadline, seed=seed, started=started)
+        problem, deadline=deadline, seed=_greedy_pair_seed(problem, seed_greedy),
+        started=started)
+    return _two_condition_result(problem, conditions, value, stats, shorten)
+
+
+def _greedy_pair_seed(problem, seed_greedy):
+    """``(value, conditions)`` of the greedy query as the searches' incumbent, or None."""
+    if not seed_greedy:
+        return None
+    greedy = greedy_search(problem)
+    return (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
+
+
+def _two_condition_result(problem, conditions, value, stats, shorten):
+    """The SearchResult of a query of at most two conditions: its extent, shortened."""
     conditions = sorted(tuple(int(v) for v in c) for c in conditions)
     rows = problem.rows
     for condition in conditions:
