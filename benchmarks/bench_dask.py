@@ -164,6 +164,9 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
                 held = setup.workers.run(_partitions.held_bytes)
                 marks["held"] = [float(v[0]) for v in client.gather(held)]
                 gathers["n"] -= 1
+                # Where the bundles are: one per worker, or shards moved.
+                hosts = client.who_has(setup.workers.bundles)
+                marks["bundle_hosts"] = len({min(v) for v in hosts.values() if v})
             return fit(setup, *args)
         return start
 
@@ -188,6 +191,7 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
         "worker_base_mib": base,
         "worker_peak_mib": peaks,
         "held_mib_per_worker": [round(v / 2**20) for v in marks.get("held", [])],
+        "workers_holding_bundles": marks.get("bundle_hosts"),
         "peak_above_base_and_held_mib": [p - b - round(h / 2**20) for p, b, h in
                                          zip(peaks, base, marks.get("held", [0] * len(peaks)))],
         "client_peak_mib": round(_peak() / 2**20),
