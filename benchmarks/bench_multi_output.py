@@ -110,12 +110,12 @@ def boomer_child(data_path, config_json):
     os._exit(0)
 
 
-def run_boomer(python, X, Y, task, splits):
+def run_boomer(python, X, Y, task, splits, rules=RULES):
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.npz"
         np.savez(data, X=X, Y=Y)
-        for n_rules, head, seed in [(r, h, s) for r in RULES for h in HEADS
+        for n_rules, head, seed in [(r, h, s) for r in rules for h in HEADS
                                     for s in range(splits)]:
             config = dict(task=task, rules=n_rules, head=head, seed=seed)
             results.append(_boomer_fit(python, data, config))
@@ -146,20 +146,21 @@ def _boomer_fit(python, data, config):
 
 
 # -- rulebook ---------------------------------------------------------------------
-def run_rulebook(X, Y, task, splits):
+def run_rulebook(X, Y, task, splits, learner="greedy", rules=RULES):
     from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
 
     estimator = RuleBoostingClassifier if task == "multi-label" else RuleBoostingRegressor
+    system = "rulebook" if learner == "greedy" else f"rulebook {learner}"
     results = []
-    for n_rules, head in [(r, h) for r in RULES for h in HEADS]:
-        make = lambda: estimator(n_rules=n_rules, head=head, verbose=0)
+    for n_rules, head in [(r, h) for r in rules for h in HEADS]:
+        make = lambda: estimator(n_rules=n_rules, head=head, learner=learner, verbose=0)
         make().fit(X.iloc[:50], Y.iloc[:50])  # warm-up: compiling is not timed
         for seed in range(splits):
             train, test = split_indices(len(X), seed)
             start = time.perf_counter()
             model = make().fit(X.iloc[train], Y.iloc[train])
             seconds = time.perf_counter() - start
-            results.append({"system": "rulebook", "rules": n_rules, "head": head, "seed": seed,
+            results.append({"system": system, "rules": n_rules, "head": head, "seed": seed,
                             "fit_s": seconds, **scores(task, Y.to_numpy()[test],
                                                        model.predict(X.iloc[test]))})
     return results
@@ -176,6 +177,11 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=list(DEFAULT_DATASETS),
                         choices=list(DATASETS))
     parser.add_argument("--skip-boomer", action="store_true")
+    parser.add_argument("--learners", nargs="+", default=["greedy"], choices=["greedy", "optimal"],
+                        help="rulebook's learners (default greedy; the optimal learner's "
+                             "rounds stop at its 2 s default, so 50 rules take minutes)")
+    parser.add_argument("--rules", nargs="+", type=int, default=list(RULES),
+                        help=f"numbers of rules (default {' '.join(map(str, RULES))})")
     parser.add_argument("--boomer-python", default=os.environ.get("BOOMER_PYTHON", sys.executable),
                         help="interpreter with mlrl-boomer installed (env BOOMER_PYTHON)")
     args = parser.parse_args(argv)
@@ -185,10 +191,11 @@ def main(argv=None):
         X, Y = load_multi_output(name, data_home=args.data_home)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # boosting stopped early
-            rows = run_rulebook(X, Y, task, args.splits)
+            rows = [row for learner in args.learners
+                    for row in run_rulebook(X, Y, task, args.splits, learner, args.rules)]
         if not args.skip_boomer:
             rows += run_boomer(args.boomer_python, X.to_numpy(np.float64), Y.to_numpy(), task,
-                               args.splits)
+                               args.splits, args.rules)
         frame = pd.DataFrame(rows).drop(columns="seed")
         table = frame.groupby(["rules", "head", "system"]).mean()
         with pd.option_context("display.width", 160, "display.precision", 4,
