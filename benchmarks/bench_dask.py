@@ -133,7 +133,8 @@ def _counting_gathers(client):
     return counter
 
 
-def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="greedy"):
+def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="greedy",
+            partition_rows=None):
     """Fit one size and task on a fresh cluster; returns the figures."""
     import logging
 
@@ -172,7 +173,7 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
 
     _estimators.fit_boosting = marked(_estimators.fit_boosting)
     _estimators.fit_on_atoms = marked(_estimators.fit_on_atoms)
-    X, y = lazy_table(rows, features, task, workers=workers)
+    X, y = lazy_table(rows, features, task, partition_rows, workers=workers)
     client.run(_reset_peak)
     _reset_peak()
     base = [round(v / 2**20) for v in client.run(_resident).values()]
@@ -229,11 +230,15 @@ def main(argv=None):
     parser.add_argument("--in-memory-max", type=int, default=1_000_000)
     parser.add_argument("--learners", nargs="+", default=["greedy"],
                         choices=["greedy", "optimal", "orthogonal"])
+    parser.add_argument("--partition-rows", type=int, default=None,
+                        help=f"rows per partition (default {PARTITION_ROWS:,}, fewer for "
+                             f"small tables so that each worker gets two)")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # the child: one size and task
         print(json.dumps(run_one(args.rows[0], args.tasks[0], args.features, args.workers,
-                                 args.in_memory_max, args.rules, args.learners[0])), flush=True)
+                                 args.in_memory_max, args.rules, args.learners[0],
+                                 args.partition_rows)), flush=True)
         return
     results = []
     runs = [(rows, task, learner) for rows in args.rows for task in args.tasks
@@ -243,6 +248,8 @@ def main(argv=None):
                    "--learners", learner, "--features", str(args.features),
                    "--workers", str(args.workers), "--rules", str(args.rules),
                    "--in-memory-max", str(args.in_memory_max)]
+        if args.partition_rows:
+            command += ["--partition-rows", str(args.partition_rows)]
         done = subprocess.run(command, check=False, capture_output=True, text=True)
         lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
         if done.returncode or not lines:
