@@ -343,6 +343,17 @@ def _width(nominal, B, a0, a1, b0, b1):
     return max(a1 - a0, b1 - b0)
 
 
+@jit_helper
+def _keep(value, node, cand, best, shared, found):
+    # A new best query: c's range from node, f's from cand[4:8].
+    best[0] = value
+    best[1] = 1.0
+    shared[0] = max(shared[0], value)
+    for w in range(4):
+        found[w] = node[w]
+        found[4 + w] = cand[4 + w]
+
+
 @jit
 def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
                  state, best, shared, budget, found, segs, sums, work, hull, prefix, keys,
@@ -409,24 +420,14 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                     # The enumeration is exact here: the box's best query.
                     state[LEAVES] += 1
                     if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
-                        best[0] = joint
-                        best[1] = 1.0
-                        shared[0] = max(shared[0], joint)
-                        for w in range(4):
-                            found[w] = node[w]
-                            found[4 + w] = cand[4 + w]
+                        _keep(joint, node, cand, best, shared, found)
                     continue
             if not single_c:
                 _split(c_nominal, node, 0, stack, bounds, state, upper)
             elif single:
                 state[LEAVES] += 1
                 if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
-                    best[0] = upper
-                    best[1] = 1.0
-                    shared[0] = max(shared[0], upper)
-                    for w in range(4):
-                        found[w] = node[w]
-                        found[4 + w] = cand[4 + w]
+                    _keep(upper, node, cand, best, shared, found)
             elif _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
                 t = state[TOP]
                 for w in range(4):

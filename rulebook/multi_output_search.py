@@ -174,17 +174,23 @@ class _Boxes:
                  for k in range(self.K)]
         return float(max(terms) if self.single else sum(terms))
 
+    def bin_sums(self, f):
+        """``(G, H)`` of shape (n_bins, K): each output's sums per non-missing bin of f."""
+        nb = int(self.n_bins[f])
+        x = self.X[:, f]
+        inside = x < nb
+        G = np.zeros((nb, self.K))
+        H = np.zeros((nb, self.K))
+        np.add.at(G, x[inside], self.g[inside])
+        np.add.at(H, x[inside], self.h[inside])
+        return G, H
+
     def positions(self, f):
         """Position of each bin of f on its axis (nominal: strongest first)."""
         nb = int(self.n_bins[f])
         position = np.arange(nb + 1, dtype=np.int64)
         if self.nominal[f]:
-            x = self.X[:, f]
-            inside = x < nb
-            G = np.zeros((nb, self.K))
-            H = np.zeros((nb, self.K))
-            np.add.at(G, x[inside], self.g[inside])
-            np.add.at(H, x[inside], self.h[inside])
+            G, H = self.bin_sums(f)
             strength = (G * G / (self.lam + H)).sum(axis=1)
             position[np.argsort(-strength, kind="stable")] = np.arange(nb)
         return position
@@ -218,12 +224,7 @@ class _Boxes:
         """The best single condition on f of each output, summed (complete
         head) or their maximum (single-output head): to order the pairs."""
         nb = int(self.n_bins[f])
-        x = self.X[:, f]
-        inside = x < nb
-        G = np.zeros((nb, self.K))
-        H = np.zeros((nb, self.K))
-        np.add.at(G, x[inside], self.g[inside])
-        np.add.at(H, x[inside], self.h[inside])
+        G, H = self.bin_sums(f)
         _, hull, prefix, keys, order, _ = self.scratch
         terms = []
         for k in range(self.K):
