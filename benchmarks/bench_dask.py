@@ -18,7 +18,8 @@ compile or load numba's kernels), the peaks of every process are reset
   first round (the two passes over the generated data: sketch and
   categories, then bin codes), *rounds_s* the rest;
 * *worker_peak_mib*: each worker process's peak resident memory during the
-  fit (``VmHWM``), beside its resident memory before it
+  fit (``VmHWM``; *worker_peak_binning_mib* and *worker_peak_rounds_mib*
+  its peaks before the first round and during the rounds), beside its resident memory before it
   (*worker_base_mib*: Python, pandas, Dask, numba's kernels) and what it
   keeps of its partitions (*held_mib_per_worker*: the shards' bin codes,
   targets and weights, measured on the workers); *peak_above_base_and_held_mib*
@@ -161,9 +162,14 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
         def start(setup, *args):
             marks["boosting"] = (time.perf_counter(), sum(client.run(_sent).values()),
                                  gathers["n"])
+            # The binning's peak, then the rounds' apart (the peak is reset).
+            marks["binning_peaks"] = dict(sorted(client.run(_peak).items()))
+            client.run(_reset_peak)
             if hasattr(setup, "workers"):  # what each worker keeps of its partitions
                 held = setup.workers.run(_partitions.held_bytes)
-                marks["held"] = [float(v[0]) for v in client.gather(held)]
+                by_worker = dict(zip(setup.workers.addresses, client.gather(held)))
+                marks["held"] = [float(by_worker.get(w, [0])[0]) for w in
+                                 sorted(client.scheduler_info()["workers"])]
                 gathers["n"] -= 1
                 # Where the bundles are: one per worker, or shards moved.
                 hosts = client.who_has(setup.workers.bundles)
@@ -176,14 +182,16 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
     X, y = lazy_table(rows, features, task, partition_rows, workers=workers)
     client.run(_reset_peak)
     _reset_peak()
-    base = [round(v / 2**20) for v in client.run(_resident).values()]
+    base = [round(v / 2**20) for v in dict(sorted(client.run(_resident).items())).values()]
     sent0 = sum(client.run(_sent).values())
     started = time.perf_counter()
     model = estimator(n_rules=n_rules, learner=learner, verbose=0).fit(X, y)
     seconds = time.perf_counter() - started
     sent1, trips = sum(client.run(_sent).values()), gathers["n"]
     rounds = max(1, len(model.ensemble_))
-    peaks = [round(v / 2**20) for v in client.run(_peak).values()]
+    rounds_peaks = list(dict(sorted(client.run(_peak).items())).values())
+    binning_peaks = list(marks.get("binning_peaks", {}).values()) or [0] * len(rounds_peaks)
+    peaks = [round(max(b, r) / 2**20) for b, r in zip(binning_peaks, rounds_peaks)]
     figures = {
         "task": task, "learner": learner, "rows": rows, "features": features, "partitions": X.npartitions,
         "workers": workers, "rules": len(model.ensemble_), "fit_s": round(seconds, 2),
@@ -191,6 +199,8 @@ def run_one(rows, task, features, workers, in_memory_max, n_rules, learner="gree
         "rounds_s": round(seconds - (marks["boosting"][0] - started), 2),
         "worker_base_mib": base,
         "worker_peak_mib": peaks,
+        "worker_peak_binning_mib": [round(v / 2**20) for v in binning_peaks],
+        "worker_peak_rounds_mib": [round(v / 2**20) for v in rounds_peaks],
         "held_mib_per_worker": [round(v / 2**20) for v in marks.get("held", [])],
         "workers_holding_bundles": marks.get("bundle_hosts"),
         "peak_above_base_and_held_mib": [p - b - round(h / 2**20) for p, b, h in

@@ -500,3 +500,45 @@ def test_ctrl_c_leaves_the_estimator_unfitted_and_the_cluster_usable(client, mon
     assert not hasattr(model, "ensemble_")
     monkeypatch.setattr(_boosting._Fit, "search", search)
     assert len(model.fit(Xd, yd).ensemble_) == 2
+
+
+def _still_held(keys, dask_scheduler=None):
+    return [key for key in keys if key in dask_scheduler.tasks]
+
+
+class _SumSeeingWhatIsHeld:
+    """Sums arrays; where it runs on the client (the top merge), first notes
+    which of ``keys`` the scheduler still holds."""
+
+    def __init__(self, keys):
+        self.keys, self.held = keys, None
+
+    def __call__(self, *arrays):
+        import time
+
+        from distributed import get_client, get_worker
+
+        try:
+            get_worker()
+        except ValueError:  # not on a worker: the client's final merge
+            for _ in range(50):  # releases reach the scheduler asynchronously
+                self.held = get_client().run_on_scheduler(_still_held, self.keys)
+                if not self.held:
+                    break
+                time.sleep(0.1)
+        return np.sum(arrays, axis=0)
+
+
+def test_a_reduction_frees_each_partial_result_once_merged(client):
+    # The first pass's quantile sketches piled up on the workers while the
+    # client held every partition's future until the reduction's end (130 MB
+    # a worker at 10^8 rows). When the last merge runs (on the client) the
+    # first level's results must be gone from the cluster, and the sum right.
+    from rulebook.dask import _client
+
+    parts = [client.submit(np.full, 3, float(k), pure=False) for k in range(70)]
+    merge = _SumSeeingWhatIsHeld([f.key for f in parts])
+    total = _client.reduce(client, parts, merge)
+    np.testing.assert_array_equal(total, np.full(3, float(sum(range(70)))))
+    assert merge.held == [], f"{len(merge.held)} partial results still on the cluster"
+    assert parts == []

@@ -16,6 +16,16 @@ from . import _partitions
 # ``dask.array.reduction``'s ``split_every``).
 FAN_IN = 8
 
+# The priority of the tasks that merge (or unbox) partial results, above
+# the per-partition tasks' 0: a merge runs as soon as its inputs are done,
+# before the next partition is read, so that a worker holds a few partial
+# results at a time instead of every partition's. Without it the scheduler
+# ran every partition first (they were submitted first), and the first
+# pass's quantile sketches (655 KB a partition at 20 columns) piled up:
+# 130 MB a worker at 400 partitions of 10^7 rows, which outlived them as
+# a larger heap.
+MERGE_PRIORITY = 1
+
 
 def require_dask():
     """Import Dask's dataframe and distributed packages, or say how to install them.
@@ -92,7 +102,7 @@ def per_partition(client, func, collections, *args):
     wrapped = dd.map_partitions(call, *present, meta=pd.Series(dtype=object),
                                 align_dataframes=False, enforce_metadata=False)
     boxed = client.compute(wrapped.to_delayed())
-    return client.map(_unbox, boxed, pure=False)
+    return client.map(_unbox, boxed, pure=False, priority=MERGE_PRIORITY)
 
 
 def _unbox(series):
@@ -121,20 +131,23 @@ def reduce(client, futures, func):
     results are gathered: one round trip less than a task would take). The
     tree's shape depends only on the number of partitions, so a sum of
     floats adds in the same order every time.
+
+    ``futures`` is emptied: a future the client holds keeps its result on
+    a worker, so the list's futures are dropped as soon as their merges are
+    submitted, and each partial result is freed once merged. (Held until
+    the end, the first pass's quantile sketches of 400 partitions took
+    60 MB a worker at 10^7 rows, and all the 10^8 rows' sketches would
+    have taken 130 MB.)
     """
-    return reduce_all(client, [(futures, func)])[0]
-
-
-def reduce_all(client, reductions):
-    """:func:`reduce` of several ``(futures, func)`` pairs, gathered in one round trip."""
-    tops = []
-    for futures, func in reductions:
-        while len(futures) > FAN_IN:
-            futures = [client.submit(func, *futures[i:i + FAN_IN])
-                       for i in range(0, len(futures), FAN_IN)]
-        tops.append(futures)
-    gathered = client.gather(tops)
-    return [func(*parts) for parts, (_, func) in zip(gathered, reductions)]
+    level = futures
+    while len(level) > FAN_IN:
+        merged = [client.submit(func, *level[i:i + FAN_IN], priority=MERGE_PRIORITY)
+                  for i in range(0, len(level), FAN_IN)]
+        level.clear()
+        level = merged
+    parts = client.gather(level)
+    level.clear()
+    return func(*parts)
 
 
 class Workers:
