@@ -58,6 +58,15 @@ def test_deterministic_with_random_state(titanic_frame):
     assert not other[columns].equals(titanic_frame[columns])
 
 
+def test_fits_in_parallel_give_the_same_frame(titanic_frame):
+    # n_jobs runs the (learner, split) fits through joblib: same rows, same order.
+    X, y = load_titanic(dropna=True)
+    learners = {"greedy": RuleBoostingClassifier(), "rulefit": RuleFitClassifier(n_estimators=60)}
+    parallel = compare_learners(X, y, learners, n_splits=2, max_rules=4, random_state=0, n_jobs=2)
+    columns = [c for c in COLUMNS if c != "fit_time"]
+    pd.testing.assert_frame_equal(parallel[columns], titanic_frame[columns])
+
+
 def test_scores_are_those_of_the_sliced_ensembles():
     """The k-rule score of a boosting run is the test AUC of ensemble_[:k]."""
     X, y = load_titanic(dropna=True)

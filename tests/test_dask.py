@@ -399,6 +399,25 @@ def test_cross_validation_runs_its_fits_on_the_cluster_through_joblib(client):
     assert on_cluster.ensemble_ == in_process.ensemble_
 
 
+def test_compare_learners_runs_its_fits_on_the_cluster_through_joblib(client):
+    # Issue 22, item 6, for compare_learners: n_jobs and joblib's "dask"
+    # backend; the frame is the in-process one but for the fit times.
+    import joblib
+    from distributed import get_task_stream
+
+    X, targets = _table(n=300, seed=10)
+    learners = {"greedy": rulebook.RuleBoostingRegressor(verbose=0),
+                "orthogonal": rulebook.RuleBoostingRegressor(learner="orthogonal", verbose=0)}
+    params = {"n_splits": 2, "max_rules": 2}
+    with get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+        on_cluster = rulebook.compare_learners(X, targets["squared"], learners, n_jobs=-1,
+                                               **params)
+    assert len(stream.data) > 0, "no task ran on the cluster"
+    in_process = rulebook.compare_learners(X, targets["squared"], learners, **params)
+    columns = [c for c in in_process.columns if c != "fit_time"]
+    pd.testing.assert_frame_equal(on_cluster[columns], in_process[columns])
+
+
 # -- what a worker keeps -------------------------------------------------------------
 def test_replayed_raw_scores_are_the_in_memory_raw_scores_bit_for_bit():
     # Workers keep no raw score per row: the model's rules are replayed on

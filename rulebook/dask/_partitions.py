@@ -579,8 +579,20 @@ def bundle(*parts):
 
 def over_bundle(shards, task, args, merge):
     """``task(shard, *args)`` for each partition of a worker, merged in
-    partition order by ``merge``."""
-    return merge(*[task(shard, *args) for shard in shards])
+    partition order by ``merge``.
+
+    Merged as they come (``merge(merge(a, b), c)``: the same sums, in the
+    same order, as ``merge(a, b, c)`` for the merges here), so that the
+    task holds one partial result at a time, not one per partition: held
+    in a list, the histograms of a search node's requests (164 KB each a
+    partition at 20 columns and 256 bins) grew with the worker's
+    partitions, 33 to 66 MB at 200 partitions (10^8 rows).
+    """
+    total = None
+    for shard in shards:
+        result = task(shard, *args)
+        total = merge(result) if total is None else merge(total, result)
+    return total
 
 
 def held_bytes(shard):
