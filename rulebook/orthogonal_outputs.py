@@ -1,0 +1,185 @@
+"""The orthogonal objective for rules of several outputs (an extension of Yang et al. 2024).
+
+Yang et al. (2024) choose each query of a single-output ensemble by the
+orthogonal gradient boosting objective (eq. 14),
+
+    obj_ogb(q) = |g_perp^T q| / (||q_perp|| + epsilon),
+
+the gain in fit of the ideal corrective step when ``q`` joins the selected
+queries (Proposition 1). With several outputs (classes of the multinomial
+loss, labels, targets; BOOMER's setting, Rapp et al. 2023), a rule's query
+is shared by its outputs and so is the basis of the selected queries: the
+orthogonal part ``q_perp`` of a query, hence ``||q_perp||``, does not
+depend on the output; only the projected gradient ``g_k,perp`` does. Adding
+``q`` to the basis lowers output ``k``'s squared residual by
+``(g_k,perp^T q)^2 / ||q_perp||^2`` (eq. 13 for that output), so this
+module scores a query
+
+* for a *complete head* (a weight per output) by the root of the sum of
+  those gains, ``sqrt(sum_k (g_k,perp^T q)^2) / (||q_perp|| + epsilon)``:
+  the norm of the per-output objectives, which orders queries as the total
+  gain does; with one output it is eq. 14;
+* for a *single-output head* (a weight for one output) by the largest of
+  them, ``max_k |g_k,perp^T q| / (||q_perp|| + epsilon)``.
+
+These two objectives are rulebook's extension: the paper treats one
+output. Each extent is scored from channel sums as in
+:mod:`rulebook._orthogonal_kernels` (Proposition 3), with one gradient
+channel per output: ``W = [G_1 .. G_m, C, N, U_1 .. U_K]``. The scans reuse
+the single-output kernel once per output (the same denominators) and
+combine its values.
+
+References
+----------
+.. [1] Yang, F., Le Bodic, P., Kamp, M., Boley, M. (2024). Orthogonal
+   gradient boosting for simpler additive rule ensembles. AISTATS.
+   Section 3.2 (Proposition 1, eq. 13-14), Section 3.3 (Proposition 3).
+.. [2] Rapp, M., Fürnkranz, J., Hüllermeier, E. (2023). On the efficient
+   implementation of classification rule learning. Advances in Data
+   Analysis and Classification. Section 2.4 (complete and single-output
+   heads).
+"""
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from . import _orthogonal_kernels as kernels
+from ._config import PARALLEL_MIN_WORK
+
+# As rulebook.orthogonal._TIE_DIGITS: values equal up to rounding are ties,
+# broken by the kernels' order of propositions.
+_TIE_DIGITS = 12
+
+
+@dataclass
+class OutputChannelProblem:
+    """A round's search problem of several outputs, scored by the orthogonal objective.
+
+    Has the interface the orthogonal searches read of a
+    :class:`~rulebook.orthogonal.ChannelProblem` (``value``,
+    ``histograms``, ``child_histograms``, ``values``, ``condition``,
+    ``base``), so :func:`rulebook.orthogonal.beam_search` and
+    :func:`~rulebook.orthogonal.greedy_search` run on it unchanged.
+
+    Attributes
+    ----------
+    base : rulebook.search.MultiOutputProblem
+    W : ndarray of shape (n, m + 2 + K), float64, C-order
+        Channels ``[G_1 .. G_m, C, N, U_1 .. U_K]``: the projected weighted
+        gradients of the ``m`` outputs, the sample weight, 1, and
+        ``s_i o_k,i`` for the ``K`` orthonormal basis vectors.
+    n_outputs : int
+    single_head : bool
+        Score for single-output heads (the largest output's objective)
+        instead of complete heads (the norm of the outputs' objectives).
+    epsilon : float
+    """
+
+    base: object
+    W: np.ndarray
+    n_outputs: int
+    single_head: bool = False
+    epsilon: float = 0.0
+    transient: bool = False
+
+    @classmethod
+    def orthogonal(cls, problem, basis, epsilon):
+        """Channels of ``problem`` (several outputs) given the current basis.
+
+        Parameters
+        ----------
+        problem : rulebook.search.MultiOutputProblem
+            ``g`` of shape (n, m): the weighted gradients of the outputs.
+        basis : rulebook.orthogonal.OrthogonalBasis
+        epsilon : float
+        """
+        g = np.asarray(problem.g)
+        m, c = g.shape[1], problem.c
+        W = np.empty((len(c), m + 2 + basis.size))
+        for k in range(m):
+            W[:, k] = basis.project(g[:, k])
+        W[:, m] = c
+        W[:, m + 1] = 1.0
+        np.multiply(c[:, None], basis.O, out=W[:, m + 2:])
+        return cls(problem, W, m, bool(getattr(problem, "single_head", False)), float(epsilon))
+
+    @cached_property
+    def _scale(self):
+        rows = self.base.rows
+        return float(np.abs(self.W[rows, :self.n_outputs]).sum()) or 1.0
+
+    def _snap(self, values):
+        return np.round(values / self._scale, _TIE_DIGITS) * self._scale
+
+    def _combine(self, per_output):
+        """The head's objective from the outputs' eq.-14 values (first axis)."""
+        if self.single_head:
+            return per_output.max(axis=0)
+        # -inf (no proposition) stays -inf: it is -inf for every output.
+        return np.sqrt(np.sum(np.where(np.isfinite(per_output), per_output, 0.0) ** 2, axis=0)) \
+            + np.where(np.isfinite(per_output[0]), 0.0, -np.inf)
+
+    def _as_single(self, sums, k):
+        """Channel sums in the single-output layout ``[G_k, H, C, N, U...]``."""
+        m = self.n_outputs
+        out = np.empty(kernels.FIRST_BASIS_CHANNEL + len(sums) - m - 2)
+        out[kernels.G], out[kernels.H] = sums[k], 0.0
+        out[kernels.C], out[kernels.N] = sums[m], sums[m + 1]
+        out[kernels.FIRST_BASIS_CHANNEL:] = sums[m + 2:]
+        return out
+
+    def value(self, rows):
+        """Objective value of the extent ``rows``."""
+        sums = self.W[rows].sum(axis=0)
+        per_output = np.array([
+            kernels._value(kernels.ORTHOGONAL, self._as_single(sums, k), 0.0, 0.0, self.epsilon)
+            for k in range(self.n_outputs)])
+        return float(self._snap(self._combine(per_output)))
+
+    def histograms(self, rows):
+        """Channel histograms, shape (n_features, max(n_bins) + 1, m + 2 + K)."""
+        X = self.base.X_binned
+        hist = np.empty((X.shape[1], int(self.base.n_bins.max()) + 1, self.W.shape[1]))
+        parallel = len(rows) * X.shape[1] * self.W.shape[1] >= PARALLEL_MIN_WORK
+        build = (kernels.build_channel_histograms_parallel if parallel
+                 else kernels.build_channel_histograms_serial)
+        build(X, rows, self.W, 0, hist)
+        return hist
+
+    def child_histograms(self, parent_hist, kept, removed):
+        """Histograms of ``kept``, by subtraction when ``removed`` is smaller."""
+        if len(removed) < len(kept):
+            return parent_hist - self.histograms(removed)
+        return self.histograms(kept)
+
+    def values(self, hist, n_rows):
+        """Objective of every proposition, shape (n_features, 2 * n_bins_max + 2).
+
+        Entry ``[j, p]`` is feature ``j``'s ``p``-th proposition in the
+        kernels' order (:meth:`condition`), ``-inf`` where there is none or
+        it is not a strict, non-empty sub-extent of ``n_rows`` rows.
+        """
+        m = self.n_outputs
+        d, width, channels = hist.shape
+        # One histogram in the single-output layout; its G channel is each
+        # output's in turn (the other channels, the denominator's, are shared).
+        single = np.empty((d, width, kernels.FIRST_BASIS_CHANNEL + channels - m - 2))
+        single[:, :, kernels.H] = 0.0
+        single[:, :, kernels.C] = hist[:, :, m]
+        single[:, :, kernels.N] = hist[:, :, m + 1]
+        single[:, :, kernels.FIRST_BASIS_CHANNEL:] = hist[:, :, m + 2:]
+        per_output = np.empty((m, d, 2 * width))
+        parallel = d * width * single.shape[2] >= PARALLEL_MIN_WORK
+        scan = kernels.scan_all_parallel if parallel else kernels.scan_all_serial
+        for k in range(m):
+            single[:, :, kernels.G] = hist[:, :, k]
+            scan(single, self.base.n_bins, self.base.is_nominal, 0, kernels.ORTHOGONAL, 0.0, 0.0,
+                 self.epsilon, float(n_rows), per_output[k])
+        return self._snap(self._combine(per_output))
+
+    def condition(self, j, p):
+        """Binned ``(feature, op, bin)`` of entry ``[j, p]`` of :meth:`values`."""
+        op, bin_ = kernels.decode(int(p), int(self.base.n_bins[j]), bool(self.base.is_nominal[j]))
+        return int(j), int(op), int(bin_)
