@@ -308,7 +308,10 @@ def _problem(setup, g, h, rows):
     return MultiOutputProblem(
         X_binned=setup.X_binned, X_rows=setup.X_rows, n_bins=setup.binner.n_bins_,
         is_nominal=setup.binner.is_nominal_, g=g, h=h, c=setup.sample_weight, rows=rows,
-        reg_lambda=float(setup.reg_lambda), objective=search_code(setup.objective),
+        # The second-order objective: the only one of several outputs, and
+        # the orthogonal learner's fallback with them (its own objective is
+        # scored on channels, rulebook.orthogonal_outputs).
+        reg_lambda=float(setup.reg_lambda), objective=search_code("second_order"),
         max_rule_length=setup.max_rule_length or 0, allowed=setup.allowed,
         single_head=setup.head == "single")
 

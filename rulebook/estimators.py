@@ -36,6 +36,7 @@ from .learners import resolve_learner
 from .linear_terms import LinearTerm
 from .losses import OutputWiseLoss, get_loss
 from .optimal import OptimalLearner
+from .orthogonal import OrthogonalLearner
 from .paper_propositions import (
     _allowed_of,
     _cut_points_of,
@@ -251,14 +252,16 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         except ValueError:
             return False
         return (self._learner_fits_several_outputs(learner, objective)
-                and objective == "second_order" and weight_update == "stagewise"
-                and not self.include_linear)
+                and objective in ("second_order", "orthogonal")
+                and weight_update in ("stagewise", "corrective") and not self.include_linear)
 
     def _learner_fits_several_outputs(self, learner, objective):
-        """The greedy learner, or the optimal one where its exact search of
-        several outputs applies (:mod:`rulebook.multi_output_search`)."""
+        """The greedy learner, the orthogonal one
+        (:mod:`rulebook.orthogonal_outputs`), or the optimal one where its
+        exact search of several outputs applies
+        (:mod:`rulebook.multi_output_search`)."""
         if objective == "orthogonal":
-            return False
+            return isinstance(learner, OrthogonalLearner)
         if isinstance(learner, GreedyLearner):
             return True
         return (isinstance(learner, OptimalLearner) and learner.max_nodes is None
@@ -273,18 +276,18 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
                 f" with search={self.search!r}" if self.search is not None else "") + (
                 f", max_rule_length={self.max_rule_length!r}, reg_lambda={self.reg_lambda!r}"
                 if isinstance(learner, OptimalLearner) else ""))
-        if self.objective != "second_order":
+        if objective not in ("second_order", "orthogonal"):
             refused.append(f"objective={self.objective!r}")
-        if self.weight_update not in ("auto", "stagewise"):
+        if weight_update not in ("stagewise", "corrective"):
             refused.append(f"weight_update={self.weight_update!r}")
         if self.include_linear:
             refused.append("include_linear=True")
         if not refused:
             return
-        works = ("learner='greedy' (the default) or learner='optimal' (rules of at most 2 "
-                 "conditions, reg_lambda > 0, no max_nodes or approximation), "
-                 "objective='second_order', stagewise weights and include_linear=False; the "
-                 "orthogonal learner fits one output only so far.")
+        works = ("learner='greedy' (the default), learner='orthogonal', or learner='optimal' "
+                 "(rules of at most 2 conditions, reg_lambda > 0, no max_nodes or "
+                 "approximation), objective='second_order' or 'orthogonal', stagewise or "
+                 "corrective weights and include_linear=False.")
         if loss_name == "multinomial":
             # "Only binary classification is supported.": the words scikit-learn's
             # check_classifier_not_supporting_multiclass expects.

@@ -46,7 +46,9 @@ from . import _orthogonal_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
 from ._precompile import prepare as prepare_kernels
 from .objectives import OBJECTIVES
-from .search import LearnerRounds, SearchResult, _every_row
+from . import greedy
+from .orthogonal_outputs import OutputChannelProblem, output_branch_and_bound
+from .search import LearnerRounds, MultiOutputProblem, SearchResult, _every_row
 from .shortening import shortened
 
 SEARCHES = ("greedy", "beam", "branch_and_bound")
@@ -855,6 +857,8 @@ class OrthogonalRounds(LearnerRounds):
     def search(self, problem):
         """The round's query by the orthogonal objective (or the fallback), shortened."""
         learner = self.learner
+        if isinstance(problem, MultiOutputProblem):
+            return self._search_outputs(problem)
         channels = ChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
         channels.transient = True
         if learner.strategy == "branch_and_bound" and (
@@ -866,6 +870,24 @@ class OrthogonalRounds(LearnerRounds):
             # A new problem, not the loop's with its objective changed.
             fallback = replace(problem, objective=OBJECTIVES["gradient_boosting"])
             result = learner.search_channels(ChannelProblem.standard(fallback), self._atom_index)
+            result.stats = {**result.stats, "objective_fallback": True}
+        return shortened(problem, result)
+
+    def _search_outputs(self, problem):
+        """:meth:`search` with several outputs: the objective of
+        :mod:`rulebook.orthogonal_outputs` for the problem's head; the
+        fallback is the greedy search of the second-order objective of
+        several outputs (the gradient-boosting objective of one output is
+        not defined for them)."""
+        learner = self.learner
+        channels = OutputChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
+        channels.transient = True
+        if learner.strategy == "branch_and_bound":
+            result = output_branch_and_bound(channels, learner.max_nodes)
+        else:
+            result = learner.search_channels(channels)
+        if not result.value > _FALLBACK_TOLERANCE * np.abs(problem.g).sum():
+            result = greedy.greedy_search(problem)
             result.stats = {**result.stats, "objective_fallback": True}
         return shortened(problem, result)
 

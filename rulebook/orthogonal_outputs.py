@@ -183,3 +183,178 @@ class OutputChannelProblem:
         """Binned ``(feature, op, bin)`` of entry ``[j, p]`` of :meth:`values`."""
         op, bin_ = kernels.decode(int(p), int(self.base.n_bins[j]), bool(self.base.is_nominal[j]))
         return int(j), int(op), int(bin_)
+
+
+def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy"):
+    """Best-first branch and bound over conjunctions, for several outputs.
+
+    The single-output search's design (:func:`rulebook.orthogonal.branch_and_bound`,
+    Yang et al. 2024, Algorithm 2) in Python: conditions added in
+    non-decreasing feature order (tail augmentation; several on one feature
+    make an interval or a set of categories), a query skipped when its
+    extent, last feature and set of features was reached before (their
+    refinements are the same), a node expanded only while its bound exceeds
+    the best value found, ``max_nodes`` expansions at most.
+
+    The bound combines the paper's prefix-greedy bound of each output (the
+    best prefix of the node's rows sorted by that output's projected
+    gradient, ascending or descending) as the head's objective combines the
+    outputs' values: the root of their sum of squares for a complete head,
+    their maximum for a single-output head. Were each output's a true upper
+    bound of its value over the node's sub-extents, so would the
+    combination be (each output's value is below its bound in every
+    sub-extent); the prefix-greedy bound is a heuristic (the paper's
+    Appendix B), so this one is too, and the search can miss the optimum.
+
+    Parameters
+    ----------
+    problem : OutputChannelProblem
+    max_nodes : int >= 1 or None
+        Most node expansions (None: no limit).
+    bound : {"prefix_greedy", "none"}, default="prefix_greedy"
+        ``"none"`` prunes nothing: exhaustive, exact, exponential.
+
+    Returns
+    -------
+    rulebook.search.SearchResult
+        ``stats``: ``n_nodes`` (expansions), ``n_pruned``,
+        ``budget_exhausted``.
+    """
+    import heapq
+
+    from .search import SearchResult
+
+    bound = _PrefixBound(problem) if bound == "prefix_greedy" else (lambda rows: np.inf)
+    rows = problem.base.rows
+    limit = problem.base.max_rule_length or np.inf
+    best = [problem.value(rows), (), rows]
+    # Entries (-priority, tie, node): a node to bound and expand, or the
+    # refinements of an expanded one, handed out best value first (each
+    # enters the queue with its parent's bound only when it comes up).
+    queue = [(-np.inf, 0, _Node((), rows))]
+    seen, count, n_nodes, n_pruned = set(), 1, 0, 0
+    while queue:
+        negative, _, node = heapq.heappop(queue)
+        if not -negative > best[0]:
+            n_pruned += 1 + len(queue)  # best first: nothing left can beat it
+            break
+        if node.order is not None:  # the next refinement of an expanded node
+            if node.position + 1 < len(node.order):
+                heapq.heappush(queue, (negative, count, node.next()))
+                count += 1
+            child = _refinement(problem, node, seen, best)
+            if child is not None:
+                heapq.heappush(queue, (negative, count, child))
+                count += 1
+            continue
+        if max_nodes is not None and n_nodes >= max_nodes:
+            queue.append((negative, 0, node))  # left unexpanded: the budget stopped it
+            break
+        node_bound = bound(node.rows)
+        if not node_bound > best[0] or len(node.rows) <= 1:
+            n_pruned += 1
+            continue
+        n_nodes += 1
+        expanded = _expand(problem, node, limit)
+        if expanded is not None:
+            heapq.heappush(queue, (-node_bound, count, expanded))
+            count += 1
+    exhausted = bool(queue) and max_nodes is not None and n_nodes >= max_nodes
+    return SearchResult(best[1], best[0], best[2],
+                        {"n_nodes": n_nodes, "n_pruned": n_pruned, "budget_exhausted": exhausted})
+
+
+@dataclass
+class _Node:
+    """A query of the branch and bound and, once expanded, its refinements."""
+
+    conditions: tuple
+    rows: np.ndarray
+    parent_hist: np.ndarray = None
+    removed: np.ndarray = None
+    hist: np.ndarray = None
+    values: np.ndarray = None
+    order: np.ndarray = None  # flat indices of its refinements, best value first
+    position: int = 0
+
+    def next(self):
+        """The same node, its next refinement up."""
+        return _Node(self.conditions, self.rows, hist=self.hist, values=self.values,
+                     order=self.order, position=self.position + 1)
+
+
+def _expand(problem, node, limit):
+    """``node`` with its refinements scored and ordered (None: it has none).
+
+    Conditions on features before the last one's are not added (tail
+    augmentation); at ``limit`` features only the features used are.
+    """
+    hist = (problem.histograms(node.rows) if node.parent_hist is None
+            else problem.child_histograms(node.parent_hist, node.rows, node.removed))
+    values = problem.values(hist, len(node.rows))
+    if node.conditions:
+        values[:node.conditions[-1][0]] = -np.inf
+    used = sorted({c[0] for c in node.conditions})
+    if len(used) >= limit:
+        keep = np.zeros(values.shape[0], bool)
+        keep[used] = True
+        values[~keep] = -np.inf
+    flat = values.ravel()
+    finite = np.flatnonzero(np.isfinite(flat))
+    if not len(finite):
+        return None
+    order = finite[np.argsort(-flat[finite], kind="stable")]
+    return _Node(node.conditions, node.rows, hist=hist, values=values, order=order)
+
+
+def _refinement(problem, node, seen, best):
+    """The refinement of ``node`` at its position, or None when a query of
+    the same extent, last feature and features was seen (the same
+    refinements: one is enough); ``best`` is updated in place."""
+    j, p = divmod(int(node.order[node.position]), node.values.shape[1])
+    condition = problem.condition(j, p)
+    kept, removed = problem.base.split(node.rows, condition)
+    key = (_key(kept), j, frozenset(c[0] for c in node.conditions) | {j})
+    if key in seen:
+        return None
+    seen.add(key)
+    value = float(node.values[j, p])
+    conditions = node.conditions + (condition,)
+    if value > best[0]:
+        best[:] = [value, conditions, kept]
+    return _Node(conditions, kept, parent_hist=node.hist, removed=removed)
+
+
+def _key(rows):
+    return len(rows), hash(rows.tobytes())
+
+
+class _PrefixBound:
+    """Each output's prefix-greedy bound of an extent, combined as the head's objective."""
+
+    def __init__(self, problem):
+        self.problem = problem
+        m, W = problem.n_outputs, problem.W
+        self.single = np.empty((len(W), kernels.FIRST_BASIS_CHANNEL + W.shape[1] - m - 2))
+        self.single[:, kernels.H] = 0.0
+        self.single[:, kernels.C] = W[:, m]
+        self.single[:, kernels.N] = W[:, m + 1]
+        self.single[:, kernels.FIRST_BASIS_CHANNEL:] = W[:, m + 2:]
+        rows = problem.base.rows
+        # Rows in ascending projected gradient per weight, for each output.
+        self.orders = [rows[np.argsort(W[rows, k] / W[rows, m], kind="stable")] for k in range(m)]
+
+    def __call__(self, rows):
+        problem = self.problem
+        mask = np.zeros(len(problem.W), bool)
+        mask[rows] = True
+        per_output = np.empty(problem.n_outputs)
+        for k, order in enumerate(self.orders):
+            sigma = order[mask[order]]
+            self.single[:, kernels.G] = problem.W[:, k]
+            out = np.empty(len(sigma))
+            kernels.prefix_values(self.single, sigma, problem.epsilon, out)
+            best = out.max(initial=0.0)
+            kernels.prefix_values(self.single, sigma[::-1].copy(), problem.epsilon, out)
+            per_output[k] = max(best, out.max(initial=0.0))
+        return float(problem._snap(problem._combine(per_output)))

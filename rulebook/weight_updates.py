@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from .corrective import corrective_weights
+from .corrective_outputs import corrective_weights_outputs
 from .losses import newton_rule_weight
 from .objectives import second_order_weight
 
@@ -118,6 +119,8 @@ class CorrectiveUpdate(_Update):
         if self.p:
             self.Q[:, :self.p] = setup.base_columns
         self.t = 0
+        # With several outputs: which outputs each rule predicts for.
+        self.heads = np.zeros((0, setup.y.shape[1]), bool) if np.ndim(setup.y) == 2 else None
 
     def add(self, rows, rule, rules, intercept, raw, g, h):
         """The model with ``rule`` added and every weight re-fitted.
@@ -125,6 +128,8 @@ class CorrectiveUpdate(_Update):
         Parameters and returns as :meth:`StagewiseUpdate.add`; ``raw`` is
         recomputed, ``stats`` holds ``refit_iterations`` (Newton steps).
         """
+        if g.ndim == 2:
+            return self._add_outputs(rows, rule, rules, intercept, g, h)
         setup, p = self.setup, self.p
         self.Q[rows, p + self.t] = 1.0
         self.t += 1
@@ -134,6 +139,34 @@ class CorrectiveUpdate(_Update):
                                  start=(intercept, previous))
         self.base_weights = fit.weights[:p].copy()
         rules = [replace(r, weight=float(w)) for r, w in zip([*rules, rule], fit.weights[p:])]
+        return fit.intercept, rules, fit.intercept + Q @ fit.weights, {
+            "refit_iterations": fit.n_iter}
+
+
+    def _add_outputs(self, rows, rule, rules, intercept, g, h):
+        """:meth:`add` with several outputs (``g`` of shape (n, K)): every
+        intercept and weight re-fitted (:mod:`rulebook.corrective_outputs`).
+
+        A single-output head keeps the output chosen when it was added (as
+        the stagewise update chooses it, :func:`single_head_output`); its
+        other outputs' weights stay 0.
+        """
+        setup = self.setup
+        self.Q[rows, self.t] = 1.0
+        self.t += 1
+        Q = self.Q[:, :self.t]
+        head = np.ones(g.shape[1], bool)
+        if setup.head == "single":
+            head[:] = False
+            head[single_head_output(g[rows].sum(axis=0), h[rows].sum(axis=0),
+                                    setup.reg_lambda)] = True
+        self.heads = np.vstack([self.heads, head])
+        previous = np.array([r.weight for r in rules] + [np.zeros(g.shape[1])]).reshape(
+            self.t, g.shape[1])
+        fit = corrective_weights_outputs(setup.loss, setup.y, Q, self.heads, setup.sample_weight,
+                                         setup.reg_lambda, start=(intercept, previous))
+        rules = [replace(r, weight=tuple(map(float, w)))
+                 for r, w in zip([*rules, rule], fit.weights)]
         return fit.intercept, rules, fit.intercept + Q @ fit.weights, {
             "refit_iterations": fit.n_iter}
 

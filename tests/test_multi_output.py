@@ -19,7 +19,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.multiclass import type_of_target
 
-from rulebook import RuleBoostingClassifier, RuleBoostingRegressor, load_model
+from rulebook import OrthogonalLearner, RuleBoostingClassifier, RuleBoostingRegressor, load_model
 from rulebook.losses import LogisticLoss, OutputWiseLoss, PoissonLoss, SquaredLoss
 
 finite = {"allow_nan": False, "allow_infinity": False}
@@ -140,8 +140,7 @@ def test_bad_multi_label_targets_are_refused_by_name(y, message):
 
 @pytest.mark.parametrize("params, named", [
     ({"learner": "optimal", "max_rule_length": 3}, "learner='optimal'"),
-    ({"learner": "orthogonal"}, "learner='orthogonal'"),
-    ({"weight_update": "corrective"}, "weight_update='corrective'"),
+    ({"objective": "gradient_boosting"}, "objective='gradient_boosting'"),
     ({"include_linear": True}, "include_linear=True"),
 ])
 def test_what_several_outputs_do_not_support_yet_is_refused_by_name(params, named):
@@ -160,8 +159,10 @@ def test_the_tags_say_multi_label_and_multi_output_where_supported():
     assert RuleBoostingClassifier().__sklearn_tags__().classifier_tags.multi_label
     assert not RuleBoostingClassifier().__sklearn_tags__().target_tags.multi_output
     assert RuleBoostingRegressor().__sklearn_tags__().target_tags.multi_output
-    for params in ({"learner": "optimal", "max_rule_length": 3}, {"learner": "orthogonal"},
-                   {"include_linear": True}):
+    for params in ({"learner": "orthogonal"}, {"weight_update": "corrective"}):
+        assert RuleBoostingClassifier(**params).__sklearn_tags__().classifier_tags.multi_label
+        assert RuleBoostingRegressor(**params).__sklearn_tags__().target_tags.multi_output
+    for params in ({"learner": "optimal", "max_rule_length": 3}, {"include_linear": True}):
         assert not RuleBoostingClassifier(**params).__sklearn_tags__().classifier_tags.multi_label
         assert not RuleBoostingRegressor(**params).__sklearn_tags__().target_tags.multi_output
 
@@ -188,6 +189,51 @@ def test_duplicated_outputs_give_the_single_output_rules():
     assert [r.query for r in multi.ensemble_.rules] == [r.query for r in single.ensemble_.rules]
     for m, s in zip(multi.ensemble_.rules, single.ensemble_.rules):
         np.testing.assert_allclose(m.weight, [s.weight] * 3, rtol=1e-12)
+
+
+@pytest.mark.parametrize("learner", [
+    OrthogonalLearner(strategy="greedy"), OrthogonalLearner(strategy="beam", beam_width=3)])
+@pytest.mark.parametrize("task", ["squared", "logistic"])
+def test_duplicated_outputs_give_the_single_output_orthogonal_rules(learner, task):
+    """K equal outputs: the complete head's orthogonal objective is sqrt(K)
+    times the one output's and the corrective re-fit is the one output's
+    for each, so the single-output fit's queries and weights (issue 20,
+    item 4: rulebook.orthogonal_outputs, rulebook.corrective_outputs)."""
+    if task == "squared":
+        X, y = _targets(k=1)
+        y, estimator = y["t0"], RuleBoostingRegressor
+    else:
+        X, labels = _labels(k=1)
+        y, estimator = labels["label 0"], RuleBoostingClassifier
+    single = estimator(n_rules=5, learner=learner, verbose=0).fit(X, y)
+    multi = estimator(n_rules=5, learner=learner, verbose=0).fit(
+        X, pd.concat([y] * 3, axis=1, keys=["a", "b", "c"]))
+    assert [r.query for r in multi.ensemble_.rules] == [r.query for r in single.ensemble_.rules]
+    np.testing.assert_allclose(multi.ensemble_.intercept, [single.ensemble_.intercept] * 3,
+                               rtol=1e-9)
+    for m, s in zip(multi.ensemble_.rules, single.ensemble_.rules):
+        np.testing.assert_allclose(m.weight, [s.weight] * 3, rtol=1e-9)
+
+
+@pytest.mark.parametrize("head", ["complete", "single"])
+@pytest.mark.parametrize("params", [{"learner": "orthogonal"}, {"weight_update": "corrective"}])
+def test_corrective_fits_of_several_outputs_are_each_rounds_optimum(head, params):
+    # Every round's model (history_) minimises the regularised training risk
+    # over its rules' weights: the gradient over the free entries (the
+    # intercepts, each rule's head) vanishes, computed from the rows.
+    X, y = _targets()
+    model = RuleBoostingRegressor(n_rules=4, head=head, verbose=0, **params).fit(X, y)
+    Q = np.column_stack([r.query.evaluate(X) for r in model.ensemble_.rules]).astype(float)
+    for t, row in model.history_.iloc[1:].iterrows():
+        W = np.array(row["weights"], dtype=float).reshape(t, -1)
+        residual = np.asarray(row["intercept"], dtype=float) + Q[:, :t] @ W - y.to_numpy()
+        gradient_b = 2 * residual.sum(axis=0)
+        gradient_W = 2 * Q[:, :t].T @ residual + model.reg_lambda * W
+        heads = W != 0
+        np.testing.assert_allclose(gradient_b, 0.0, atol=1e-6 * len(y))
+        np.testing.assert_allclose(gradient_W[heads], 0.0, atol=1e-6 * len(y))
+        if head == "single":
+            assert np.all(heads.sum(axis=1) == 1)
 
 
 def test_poisson_per_output_and_its_checks_name_the_column():
@@ -325,8 +371,12 @@ def test_compare_learners_refuses_several_outputs_by_name():
 # The default estimators' multi-label and multi-output checks run in
 # test_estimators (their tags); these are the single-output heads' (one class
 # per rule: 6 rules for the checks' accuracy bar on three classes).
+# And the orthogonal learner's (its own search and the corrective re-fit of
+# several outputs), whose tags say multi-class, multi-label and multi-output.
 @parametrize_with_checks([RuleBoostingClassifier(n_rules=6, head="single"),
-                          RuleBoostingRegressor(n_rules=3, head="single")])
+                          RuleBoostingRegressor(n_rules=3, head="single"),
+                          RuleBoostingClassifier(n_rules=6, learner="orthogonal"),
+                          RuleBoostingRegressor(n_rules=3, learner="orthogonal")])
 def test_sklearn_checks_with_single_output_heads(estimator, check):
     import warnings
 

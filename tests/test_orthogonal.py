@@ -364,7 +364,15 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS)
+def _expected_failures(estimator):
+    # As tests/test_estimators.py: Poisson takes several outputs of counts,
+    # and scikit-learn's multi-output check fits negative targets.
+    if getattr(estimator, "loss", None) == "poisson":
+        return {"check_regressor_multioutput": "negative targets despite positive_only"}
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

@@ -6,14 +6,16 @@ vector, from the basis matrix, for every proposition of random problems;
 and the searches on it against enumeration.
 """
 
+import itertools
+
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rulebook._orthogonal_kernels import REDUNDANT
 from rulebook.orthogonal import ChannelProblem, OrthogonalBasis, beam_search, greedy_search
-from rulebook.orthogonal_outputs import OutputChannelProblem
+from rulebook.orthogonal_outputs import OutputChannelProblem, output_branch_and_bound
 from rulebook.search import MultiOutputProblem, SearchProblem
 
 EPSILON = 1e-3
@@ -163,3 +165,60 @@ def test_a_wide_beam_keeps_every_improving_proposition(case):
     assert result.value == pytest.approx(direct_value(problem, basis, result.rows), rel=1e-9,
                                          abs=1e-9)
     assert len({c[0] for c in result.conditions}) <= problem.max_rule_length
+
+
+def conjunction_values(problem, basis):
+    """The value of every conjunction of propositions on at most
+    ``max_rule_length`` features whose extent is non-empty (the root's too)."""
+    props = list(propositions(problem, problem.rows))
+    values = [direct_value(problem, basis, problem.rows)]
+    for size in range(1, len(props) + 1):
+        for combo in itertools.combinations(props, size):
+            if len({j for j, _, _, _ in combo}) > problem.max_rule_length:
+                continue
+            rows = problem.rows
+            for _, _, condition, _ in combo:
+                rows = problem.split(rows, condition)[0]
+            if len(rows):
+                values.append(direct_value(problem, basis, rows))
+    return values
+
+
+@st.composite
+def small_problems(draw):
+    problem, basis = draw(problems())
+    assume(sum(n_positions(int(b), bool(nom)) for b, nom in
+               zip(problem.n_bins, problem.is_nominal)) <= 10)
+    return problem, basis
+
+
+@settings(max_examples=200, deadline=None)
+@given(small_problems())
+def test_exhaustive_branch_and_bound_finds_the_best_conjunction(case):
+    problem, basis = case
+    channels = OutputChannelProblem.orthogonal(problem, basis, EPSILON)
+    result = output_branch_and_bound(channels, bound="none")
+    assert result.value == pytest.approx(max(conjunction_values(problem, basis)), rel=1e-9,
+                                         abs=1e-9)
+    assert result.value == pytest.approx(direct_value(problem, basis, result.rows), rel=1e-9,
+                                         abs=1e-9)
+    assert not result.stats["budget_exhausted"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(), st.integers(1, 5))
+def test_the_heuristic_bound_and_a_budget_return_a_query_of_its_value(case, max_nodes):
+    problem, basis = case
+    channels = OutputChannelProblem.orthogonal(problem, basis, EPSILON)
+    result = output_branch_and_bound(channels, max_nodes=max_nodes)
+    assert result.stats["n_nodes"] <= max_nodes
+    assert result.value == pytest.approx(direct_value(problem, basis, result.rows), rel=1e-9,
+                                         abs=1e-9)
+    assert len({c[0] for c in result.conditions}) <= problem.max_rule_length
+    # Never below greedy's first step: the root's best proposition is seen.
+    first = greedy_search(OutputChannelProblem.orthogonal(
+        MultiOutputProblem(**{**{f: getattr(problem, f) for f in (
+            "X_binned", "n_bins", "is_nominal", "g", "h", "c", "rows", "reg_lambda", "objective",
+            "single_head")}, "max_rule_length": 1}), basis, EPSILON))
+    if len(first.conditions) <= 1:
+        assert result.value >= first.value - 1e-9
