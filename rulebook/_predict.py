@@ -20,7 +20,7 @@ import pandas as pd
 from numba import prange
 
 from ._config import jit_parallel
-from ._validation import ROW_SLICE, row_major_block
+from ._validation import ROW_SLICE, SparseColumns, row_major_block
 
 # Work (rows x conditions) above which the numba kernel is used; below it
 # NumPy is as fast and compiling the kernel would dominate.
@@ -128,7 +128,13 @@ def _columns(n):
 
 
 def _column(X, name, index, by_name):
-    """One column of ``X`` by name (DataFrame) or by position."""
+    """One column of ``X`` by name (DataFrame) or by position.
+
+    Of a :class:`~rulebook._validation.SparseColumns`, by position, made
+    dense (that column only).
+    """
+    if isinstance(X, SparseColumns):
+        return pd.Series(X.column(index), copy=False)
     if isinstance(X, pd.DataFrame):
         if by_name:
             if name not in X.columns:
@@ -214,6 +220,8 @@ def _add_terms(ensemble, X, by_name, scores):
 def decision_function(ensemble, X):
     """Raw scores of ``ensemble`` on ``X``, shape (n_samples,) or, with
     several outputs, (n_samples, K), float64."""
+    if isinstance(X, SparseColumns):
+        return decision_function_sparse(ensemble, X)
     by_name = reads_by_name(ensemble, X)
     n_conditions = sum(len(rule.query.propositions) for rule in ensemble.rules)
     if ensemble.outputs is not None:
@@ -241,6 +249,52 @@ def decision_function_numpy(ensemble, X, by_name=None):
     for rule, mask in zip(ensemble.rules, rule_masks(ensemble, X, by_name)):
         scores[mask] += rule.weight
     return _add_terms(ensemble, X, by_name, scores)
+
+
+def decision_function_sparse(ensemble, X):
+    """Raw scores on a :class:`~rulebook._validation.SparseColumns`, never dense.
+
+    Each condition is evaluated on its column's stored entries, the rows
+    not stored holding 0 (:func:`sparse_holds`); weights are added in rule
+    order, as :func:`decision_function_numpy` adds them, so the scores
+    equal those of the dense array to the last bit. Memory: a mask of
+    n_samples per rule and the scores, not n_samples x n_features.
+
+    Parameters
+    ----------
+    ensemble : RuleEnsemble
+        With numeric columns only (no linear terms: refused at fit).
+    X : SparseColumns of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples,) or (n_samples, K), float64
+    """
+    n = len(X)
+    if ensemble.outputs is not None:
+        scores = np.tile(np.array(ensemble.intercept, dtype=np.float64), (n, 1))
+    else:
+        scores = np.full(n, ensemble.intercept, dtype=np.float64)
+    for rule in ensemble.rules:
+        mask = np.ones(n, dtype=bool)
+        for p in rule.query:
+            mask &= sparse_holds(p, X)
+        scores[mask] += np.array(rule.weight) if ensemble.outputs is not None else rule.weight
+    return _add_terms(ensemble, X, False, scores)
+
+
+def sparse_holds(proposition, X):
+    """Rows of sparse ``X`` satisfying a numeric ``proposition``: bool (n_samples,).
+
+    Every row the column does not store holds 0, so satisfies it as 0
+    does; the stored entries are compared one by one (NaN: missing,
+    satisfies nothing).
+    """
+    rows, values = X.entries(proposition.index)
+    at_zero = proposition._holds(np.zeros(1), np.zeros(1, dtype=bool))[0]
+    out = np.full(len(X), at_zero, dtype=bool)
+    out[rows] = proposition._holds(values, np.isnan(values))
+    return out
 
 
 def _decision_function_kernel(ensemble, X, by_name=None):

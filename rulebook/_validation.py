@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
+from scipy import sparse
 from sklearn.utils import check_array, column_or_1d
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, validate_data
@@ -69,7 +70,7 @@ def as_frame(X):
     Raises
     ------
     TypeError
-        For scipy sparse input.
+        For scipy sparse input (read by :func:`as_sparse` instead).
     ValueError
         For empty, 1-D or complex input.
     """
@@ -90,6 +91,94 @@ def as_frame(X):
     if array.dtype == object:
         frame = frame.infer_objects()
     return frame
+
+
+def as_sparse(X):
+    """A scipy sparse ``X`` as a new canonical CSC matrix of numbers, checked.
+
+    Any format (CSR, CSC, COO, ...; matrix or array) is read; the result is
+    a copy in compressed sparse column format with sorted indices and no
+    duplicates, so the caller's ``X`` is never modified. NaN entries are
+    missing values, as in a dense array.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix or array of shape (n_samples, n_features)
+
+    Returns
+    -------
+    scipy.sparse CSC matrix or array of shape (n_samples, n_features)
+        Of the dtype of ``X``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``X``: no rows or columns, not 2-D, a dtype that is not
+        int, unsigned or float (bool, complex, object), infinite values
+        (naming the column, ``x<j>``).
+    """
+    if len(X.shape) != 2:
+        raise ValueError(f"X must be 2-D; got a sparse input of shape {X.shape}.")
+    n, d = X.shape
+    if d == 0:
+        raise ValueError("X has no columns; at least one feature is required.")
+    if n == 0:
+        raise ValueError("X has 0 rows; at least one row is required.")
+    if X.dtype.kind not in "iuf":
+        raise ValueError(
+            f"X is a sparse matrix of dtype {X.dtype}; sparse input must hold numbers (int or "
+            "float). Convert it, e.g. X.astype(numpy.float64), or pass a DataFrame for "
+            "nominal columns.")
+    csc = X.tocsc(copy=True)
+    csc.sum_duplicates()  # also sorts the indices; on the copy
+    infinite = np.isinf(csc.data) if csc.dtype.kind == "f" else np.zeros(0, bool)
+    if infinite.any():
+        column = int(np.searchsorted(csc.indptr, np.argmax(infinite), side="right") - 1)
+        _raise_infinite(f"x{column}")
+    return csc
+
+
+class SparseColumns:
+    """A checked sparse ``X`` at prediction: its columns read one at a time.
+
+    What :func:`check_prediction_frame` returns for scipy sparse input, in
+    place of a DataFrame: the rules' conditions are evaluated on a
+    column's stored entries (:mod:`rulebook._predict`), the matrix is never
+    made dense.
+
+    Parameters
+    ----------
+    X : scipy.sparse CSC matrix or array
+        Canonical (:func:`as_sparse`).
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self.shape = X.shape
+
+    def __len__(self):
+        return self.shape[0]
+
+    def entries(self, j):
+        """Rows (int) and values (float64, NaN missing) of column ``j``'s stored entries."""
+        start, stop = self.X.indptr[j], self.X.indptr[j + 1]
+        return self.X.indices[start:stop], np.asarray(self.X.data[start:stop], dtype=np.float64)
+
+    def column(self, j):
+        """Column ``j`` as a dense float64 array (one column: n_samples values)."""
+        out = np.zeros(self.shape[0])
+        rows, values = self.entries(j)
+        out[rows] = values
+        return out
+
+
+def _check_sparse_prediction(estimator, X, feature_kinds):
+    """:func:`check_prediction_frame` of scipy sparse ``X``: a :class:`SparseColumns`."""
+    validate_data(estimator, X, skip_check_array=True, reset=False)
+    if NOMINAL in feature_kinds:
+        raise ValueError("X is sparse but the model has nominal columns (fitted on a DataFrame); "
+                         "pass a DataFrame with the columns of fit.")
+    return SparseColumns(as_sparse(X))
 
 
 def _warn_sparse(frame):
@@ -545,7 +634,8 @@ def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
     DataFrame
         ``X`` as a frame whose columns the ensemble can find by name; text
         columns of numeric features replaced by their numbers (in a new
-        frame: ``X`` is not modified).
+        frame: ``X`` is not modified). For scipy sparse ``X``, a
+        :class:`SparseColumns` of a canonical copy.
 
     Raises
     ------
@@ -554,6 +644,8 @@ def check_prediction_frame(estimator, X, ensemble, feature_kinds, categories):
         fit (:func:`check_columns`), a numeric column with non-numeric
         values, infinite values.
     """
+    if sparse.issparse(X):
+        return _check_sparse_prediction(estimator, X, feature_kinds)
     frame = as_frame(X)
     fitted = getattr(estimator, "_fit_columns", None)  # None also for models pickled before it
     if isinstance(X, pd.DataFrame) and not hasattr(estimator, "feature_names_in_"):

@@ -57,6 +57,7 @@ from ._binning_kernels import (
 )
 from ._config import X_BINNED_DTYPE
 from ._formatting import shortest_between_arrays
+from ._sparse_bins import bin_sparse, is_sparse
 from ._validation import (
     ROW_SLICE,
     user_stacklevel,
@@ -137,6 +138,9 @@ class Binner:
         ----------
         frame : DataFrame of shape (n_samples, n_features)
             Validated training data (unique column names, at least one row).
+            Or a canonical scipy CSC matrix of numbers
+            (:func:`rulebook._validation.as_sparse`): its columns are named
+            ``x<j>`` and binned from their non-zero entries.
         sample_weight : ndarray of shape (n_samples,), float64
             Rows of zero weight do not influence the cut points or
             categories, so that they behave as if removed.
@@ -144,6 +148,9 @@ class Binner:
         Returns
         -------
         X_binned : ndarray of shape (n_samples, n_features), uint16, F-order
+            Or, for a sparse ``frame``, a
+            :class:`~rulebook._sparse_bins.SparseBins` (the codes of the
+            non-zero entries, row-major; zeros implicit).
 
         Raises
         ------
@@ -163,6 +170,8 @@ class Binner:
         """
         _check_max_bins(self.max_bins)
         max_categories = _check_max_categories(self.max_categories)
+        if is_sparse(frame):
+            return self._fit_transform_sparse(frame, sample_weight)
         cut_points = _check_cut_points(self.cut_points, frame)
         integer = [_is_integer_dtype(dtype) for dtype in frame.dtypes]
         frame, parsed = _with_text_numbers(frame, warn=True)
@@ -195,6 +204,29 @@ class Binner:
             features.append(feature)
         self.features_ = tuple(features)
         return X_binned
+
+    def _fit_transform_sparse(self, X, sample_weight):
+        """:meth:`fit_transform` of a canonical CSC matrix: a :class:`SparseBins`.
+
+        Every column numeric, named ``x<j>`` as the columns of an array;
+        the thresholds those of the dense array (:func:`bin_sparse`).
+        """
+        names = pd.Index([f"x{j}" for j in range(X.shape[1])])
+        cut_points = _check_cut_points(self.cut_points, pd.DataFrame(columns=names))
+
+        def readable(found):
+            return _readable_cuts({j: _as_shown(X.dtype, *cuts) for j, cuts in found.items()})
+
+        thresholds, bins = bin_sparse(X, sample_weight, self.max_bins, cut_points, readable,
+                                      _equal_frequency_cuts_numpy)
+        if _is_integer_dtype(X.dtype):
+            for j in np.flatnonzero(np.diff(X.indptr) >= X.shape[0] - 1):
+                # Distinct values need at most one zero: only then read the column.
+                column = X[:, [j]].toarray().ravel().astype(np.float64)
+                _warn_if_row_identifier(names[j], column)
+        self.features_ = tuple(FeatureBins(names[j], j, NUMERIC, thresholds[j], ())
+                               for j in range(X.shape[1]))
+        return bins
 
     @property
     def n_bins_(self):

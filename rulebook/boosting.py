@@ -102,6 +102,7 @@ def fit_boosting(setup):
     # Not for learners that never build histograms of the search problem
     # (the orthogonal learner scores its own channels): 2 bytes a cell saved.
     if (setup.X_rows is None and len(setup.X_binned) >= ROW_MAJOR_MIN_ROWS
+            and isinstance(setup.X_binned, np.ndarray)  # not sparse codes
             and getattr(setup.learner, "uses_row_major_bins", True)):
         setup = replace(setup, X_rows=np.ascontiguousarray(setup.X_binned))
     y, weights, loss = setup.y, setup.sample_weight, setup.loss

@@ -19,9 +19,11 @@ from ._fitted_views import _Explained, _Staged
 from ._output_targets import check_indicator_matrix, check_output_matrix, is_matrix_target
 from ._predict import _column, column_values
 from ._progress import INTERRUPTED, interrupts_kept, is_interrupt, round_bar
+from ._sparse_bins import is_sparse
 from ._validation import (
     NOMINAL,
     as_frame,
+    as_sparse,
     check_prediction_frame,
     check_sample_weight,
     check_target,
@@ -118,7 +120,12 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
             Numeric columns and nominal ones (object, string, category,
-            bool); missing values allowed. Not modified.
+            bool); missing values allowed. Not modified. Or a scipy sparse
+            matrix or array of numbers (any format; NaN entries missing):
+            binned from its non-zero entries, the model equal to the one
+            fitted on its dense array; the greedy learner searches the
+            sparse codes, the other learners a dense table of the bin codes
+            (2 bytes a cell). See the docs' page on sparse input.
         y : array-like of shape (n_samples,), or of shape (n_samples, n_outputs)
             One target column; or (``n_outputs >= 2``, an array or a
             DataFrame whose column names name the outputs) a multi-label
@@ -150,9 +157,11 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             nominal columns, duplicate column names, the task-specific
             target checks, and ``sample_weight`` that is not numbers, has
             the wrong shape, negative or non-finite values, is zero on every
-            row, or (classifier) on every row of one class.
+            row, or (classifier) on every row of one class; sparse ``X`` of
+            a dtype other than numbers, or with ``propositions`` or
+            ``include_linear=True``.
         TypeError
-            Sparse input or columns of unsupported dtype.
+            Columns of unsupported dtype.
         KeyboardInterrupt
             On Ctrl-C or a kernel interrupt: within about 0.05 s in the
             greedy and optimal searches and the corrective re-fits; the
@@ -176,14 +185,18 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         self._check_params()
-        frame = as_frame(X)
+        sparse = is_sparse(X)
+        frame = as_sparse(X) if sparse else as_frame(X)  # a canonical CSC copy if sparse
+        if sparse:
+            self._check_sparse_params()
         # On the caller's X, not on ``frame``: the names x0, x1, ... that
         # as_frame gives an ndarray are not feature names.
         validate_data(self, X, skip_check_array=True, reset=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        y_encoded, outputs, loss_name = self._encode_targets(y, len(frame))
-        weights = check_sample_weight(sample_weight, len(frame))
+        n_rows = frame.shape[0]
+        y_encoded, outputs, loss_name = self._encode_targets(y, n_rows)
+        weights = check_sample_weight(sample_weight, n_rows)
         if _of_classes(loss_name, outputs):  # every class needs rows of positive weight
             check_weighted_classes(y_encoded, weights, self.classes_)
         cut_points, specs = self.cut_points, None
@@ -195,10 +208,15 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
         binner = Binner(self.max_bins, cut_points, self.max_categories)
         X_binned = binner.fit_transform(frame, weights)
         _check_cut_points_numeric(self.cut_points, binner)
-        warn_numbers_with_markers(frame, binner.features_)
+        if not sparse:
+            warn_numbers_with_markers(frame, binner.features_)
         allowed = None if specs is None else _allowed_of(binner, specs)
         learner, objective, weight_update = resolve_learner(
             self.learner, self.objective, self.search, self.weight_update)
+        if sparse and type(learner) is not GreedyLearner:
+            # The other learners index rows of a dense table: the bin codes
+            # (2 bytes a cell), never the float64 values (docs/sparse.md).
+            X_binned = X_binned.to_dense()
         if outputs is not None:
             self._check_multi_output(learner, objective, weight_update, outputs, loss_name)
         if allowed is not None and not _honours_allowed(learner, objective):
@@ -226,6 +244,16 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
                                       outputs)
         self.history_ = history
         return self
+
+    def _check_sparse_params(self):
+        """Refuse, naming the parameter, what sparse ``X`` cannot use."""
+        if self.propositions is not None:
+            raise ValueError("propositions is not supported with sparse X (its quantiles are "
+                             "computed on dense columns); pass X.toarray() or propositions=None.")
+        if self.include_linear:
+            raise ValueError("include_linear=True is not supported with sparse X: its linear "
+                             "terms need a dense float64 column per feature; pass "
+                             "include_linear=False.")
 
     def _forget_fit(self):
         """Remove every fitted attribute (``*_`` and the prediction state)."""
@@ -425,6 +453,7 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True

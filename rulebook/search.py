@@ -15,6 +15,8 @@ import numpy as np
 
 from . import _multi_output_kernels as multi_kernels
 from . import _search_kernels as kernels
+from . import _sparse_kernels as sparse_kernels
+from ._sparse_bins import SparseBins
 from ._config import PARALLEL_MIN_WORK
 from .objectives import _objective
 
@@ -26,6 +28,11 @@ class SearchProblem:
     Attributes
     ----------
     X_binned : ndarray of shape (n_samples, n_features), uint16, F-order
+        Or a :class:`~rulebook._sparse_bins.SparseBins` (the codes of a
+        sparse matrix's non-zero entries): histograms are then built from
+        the extent's stored entries and its totals
+        (:mod:`rulebook._sparse_kernels`, BOOMER Section 3.2), for the
+        greedy learner; ``X_rows`` is not used.
     n_bins : ndarray of shape (n_features,), int64
         Non-missing bins per feature; the missing bin has this index.
     is_nominal : ndarray of shape (n_features,), bool
@@ -143,6 +150,8 @@ class SearchProblem:
         return self._root_hist
 
     def _build(self, rows, g, h):
+        if isinstance(self.X_binned, SparseBins):
+            return _sparse_histograms(self, rows, g.reshape(len(g), -1), h.reshape(len(h), -1))
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1, kernels.N_CHANNELS))
         d = self.n_features
         if self.X_rows is not None and not 10 * len(rows) > len(self.X_rows) > 3 * len(rows):
@@ -173,6 +182,8 @@ class SearchProblem:
 
     def refine(self, rows, condition):
         """Rows of ``rows`` satisfying the binned ``(feature, op, bin)``."""
+        if isinstance(self.X_binned, SparseBins):
+            return self.split(rows, condition)[0]
         feature, op, bin_index = condition
         out = np.empty_like(rows)
         count = kernels.filter_rows(self.X_binned, rows, feature, op, bin_index,
@@ -183,8 +194,14 @@ class SearchProblem:
         """``(kept, removed)``: rows of ``rows`` satisfying the condition or not."""
         feature, op, bin_index = condition
         kept, removed = np.empty_like(rows), np.empty_like(rows)
-        n_kept = kernels.split_rows(self.X_binned, rows, feature, op, bin_index,
-                                    int(self.n_bins[feature]), kept, removed)
+        X = self.X_binned
+        if isinstance(X, SparseBins):
+            n_kept = sparse_kernels.split_rows_sparse(
+                X.indptr, X.columns, X.codes, X.zero_bin, rows, feature, op, bin_index,
+                int(self.n_bins[feature]), kept, removed)
+        else:
+            n_kept = kernels.split_rows(X, rows, feature, op, bin_index,
+                                        int(self.n_bins[feature]), kept, removed)
         return kept[:n_kept], removed[:len(rows) - n_kept]
 
     def child_histograms(self, parent_hist, kept, removed):
@@ -257,6 +274,8 @@ class MultiOutputProblem(SearchProblem):
         return slice(0, 2 * self.n_outputs)
 
     def _build(self, rows, g, h):
+        if isinstance(self.X_binned, SparseBins):
+            return _sparse_histograms(self, rows, g, h)
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
                          multi_kernels.n_channels(self.n_outputs)))
         d = self.n_features
@@ -303,6 +322,22 @@ class MultiOutputProblem(SearchProblem):
         stats = np.concatenate([G, H, [C, float(len(rows))]])
         return multi_kernels.head_objective(stats, self.n_outputs, self.n_total,
                                             float(self.reg_lambda), bool(self.single_head))
+
+
+def _sparse_histograms(problem, rows, g, h):
+    """Histograms of ``rows`` from sparse codes: ``g``, ``h`` of shape (n, K), K >= 1.
+
+    One serial pass over the rows' stored entries (the zero bins from the
+    totals); the channels of :mod:`rulebook._multi_output_kernels`, which
+    for ``K = 1`` are the single-output ``G, H, C, N``.
+    """
+    X = problem.X_binned
+    hist = np.empty((problem.n_features, int(problem.n_bins.max()) + 1,
+                     multi_kernels.n_channels(g.shape[1])))
+    sparse_kernels.build_histograms_sparse(X.indptr, X.columns, X.codes, X.zero_bin,
+                                           problem.n_bins, rows, np.ascontiguousarray(g),
+                                           np.ascontiguousarray(h), problem.c, hist)
+    return hist
 
 
 # float64 values of one block of features' histograms (256 KB): see

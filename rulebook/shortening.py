@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from . import _search_kernels as search_kernels
+from . import _sparse_kernels as sparse_kernels
 from .proposition_space import _PropositionSpace
 
 
@@ -58,9 +59,12 @@ def shortest_equivalent(problem, props, rows, space=None):
     inside[rows] = True
     chosen = np.empty(len(props) - 1, np.int64)
     root_counts = _root_counts(problem)
-    k = search_kernels.greedy_cover(X, root, np.asarray(rows, np.intp), inside, space.feature,
-                                    space.op, space.bin, n_bins, space.searched, len(chosen),
-                                    root_counts, chosen)
+    sparse = getattr(X, "zero_bin", None) is not None  # SparseBins: codes of the non-zeros
+    # The sparse twins take the codes' arrays (rulebook._sparse_kernels).
+    codes = (X.indptr, X.columns, X.codes, X.zero_bin) if sparse else (X,)
+    cover = sparse_kernels.greedy_cover_sparse if sparse else search_kernels.greedy_cover
+    k = cover(*codes, root, np.asarray(rows, np.intp), inside, space.feature,
+              space.op, space.bin, n_bins, space.searched, len(chosen), root_counts, chosen)
     best = np.array(props if k < 0 else np.sort(chosen[:k]), np.int64)
     if len(set(space.feature[best])) > len(set(space.feature[np.asarray(props)])):
         # Fewer propositions on more columns: longer in conditions.
@@ -68,8 +72,8 @@ def shortest_equivalent(problem, props, rows, space=None):
     if len(root_counts) and len(best) <= 2 and len(root) >= COUNTED_MIN_ROWS:
         return _without_redundant_counted(best, root_counts, space, n_bins, len(rows), len(root))
     keep = np.empty(len(best), bool)
-    search_kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, best,
-                             len(rows), keep)
+    redundant = sparse_kernels.redundant_sparse if sparse else search_kernels.redundant
+    redundant(*codes, root, space.feature, space.op, space.bin, n_bins, best, len(rows), keep)
     return tuple(int(p) for p in best[keep])
 
 
