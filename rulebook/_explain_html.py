@@ -5,7 +5,7 @@ The notebook repr of :class:`rulebook.explanations.Explanation`, built as
 stylesheet, the escaped ``<pre>`` text fallback, the header of chips):
 
 * one table line per term (intercept, each rule that applies, each linear
-  term, the raw score) with a bar from the score before the term to the score after it,
+  term, the raw score; with several outputs, a table per output) with a bar from the score before the term to the score after it,
   drawn with inline percentages on a common scale from ``min(0, scores)``
   to ``max(0, scores)`` and a zero line: HTML and CSS only, no JavaScript,
   no element ids, so the page is a pure function of the explanation;
@@ -20,6 +20,7 @@ stylesheet, the escaped ``<pre>`` text fallback, the header of chips):
 
 import math
 
+from ._canonical import escape_unsafe
 from ._formatting import format_number, format_weight
 from ._options import OPTIONS
 from ._repr_html import _escape, header, wrap
@@ -38,9 +39,10 @@ _WATERFALL_CSS = """
 .rb-wrap .rb-wf-total { background: var(--rb-accent); }
 .rb-wrap tr.rb-wf-off td { color: var(--rb-font-color3); }
 .rb-wrap tr.rb-wf-sum td { font-weight: 600; border-top: solid 1px var(--rb-border-color); }
+.rb-wrap p.rb-wf-output { margin: 0.8em 0 0.2em 0; }
 """
 
-_PREDICTION_NAMES = {"logistic": "probability", "poisson": "mean"}
+_PREDICTION_NAMES = {"logistic": "probability", "multinomial": "probability", "poisson": "mean"}
 
 
 def _percent(value, low, span):
@@ -156,14 +158,38 @@ def waterfall_table(frame, loss, max_rules):
 
 
 def explanation_chips(explanation):
-    """Header facts: row, loss, raw score, prediction, rules that apply."""
-    return [
-        ("row", repr(explanation.row)),
+    """Header facts: row, (output,) loss, raw score, prediction, rules that apply.
+
+    With several outputs the scores are in each output's waterfall, and
+    the chips count the outputs instead.
+    """
+    outputs = explanation.outputs
+    row = [("row", repr(explanation.row))]
+    if outputs is not None and len(outputs) > 1:
+        return row + [("loss", explanation.loss), ("outputs", str(len(outputs))),
+                      ("rules applying", f"{explanation.n_applying} of {explanation.n_rules}")]
+    if outputs is not None:
+        row.append(("output", escape_unsafe(str(outputs[0]))))
+    return row + [
         ("loss", explanation.loss),
         ("raw score", format_number(explanation.raw_score)),
         (_PREDICTION_NAMES.get(explanation.loss, "prediction"), format_number(explanation.prediction)),
         ("rules applying", f"{explanation.n_applying} of {explanation.n_rules}"),
     ] + ([("linear terms", str(explanation.n_terms))] if explanation.n_terms else [])
+
+
+def _output_waterfalls(explanation, max_rules):
+    """One waterfall per output, each under a line naming the output and its scores."""
+    name = _PREDICTION_NAMES.get(explanation.loss, "prediction")
+    parts = []
+    for label in explanation.outputs:
+        one = explanation.for_output(label)
+        parts.append(
+            f"<p class=\"rb-wf-output\"><b>{_escape(escape_unsafe(str(label)))}</b>: raw score "
+            f"{_escape(format_number(one.raw_score))}, {_escape(name)} "
+            f"{_escape(format_number(one.prediction))}</p>"
+            + waterfall_table(one.frame, explanation.loss, max_rules))
+    return "".join(parts)
 
 
 def explanation_html(explanation):
@@ -190,8 +216,12 @@ def explanation_html(explanation):
     >>> "&lt;b&gt;" in page and "<b>" not in page and "rb-wf-pos" in page
     True
     """
-    body = f"<style>{_WATERFALL_CSS}</style>" + waterfall_table(
-        explanation.frame, explanation.loss, OPTIONS["display_max_rules"])
+    max_rules = OPTIONS["display_max_rules"]
+    if explanation.outputs is not None and len(explanation.outputs) > 1:
+        tables = _output_waterfalls(explanation, max_rules)
+    else:
+        tables = waterfall_table(explanation.frame, explanation.loss, max_rules)
+    body = f"<style>{_WATERFALL_CSS}</style>" + tables
     return wrap(str(explanation), header("Explanation", explanation_chips(explanation)), [body])
 
 

@@ -12,6 +12,7 @@ behind it. Both are re-exported by :mod:`rulebook.charts`.
 import pandas as pd
 
 from ._chart_display import _altair, _chart, _rule_axis, wrap_rule
+from ._canonical import escape_unsafe
 from ._formatting import format_number
 from .explanations import explain_row
 from .rules import RuleEnsemble
@@ -25,7 +26,7 @@ _EFFECT_COLORS = {
     "total": "#525252",
     "not applying": "#d9d9d9",
 }
-_PREDICTION_NAMES = {"logistic": "probability", "poisson": "mean"}
+_PREDICTION_NAMES = {"logistic": "probability", "multinomial": "probability", "poisson": "mean"}
 
 
 def _ensemble_and_frame(model, X):
@@ -46,7 +47,7 @@ def _ensemble_and_frame(model, X):
     return model.ensemble_, frame
 
 
-def explanation_data(model, X, row=0, *, all_rules=False):
+def explanation_data(model, X, row=0, *, all_rules=False, output=None):
     """The data of :func:`explanation_chart`: one row's lines, with bar ends and labels.
 
     Parameters
@@ -58,12 +59,15 @@ def explanation_data(model, X, row=0, *, all_rules=False):
         Position of the row in ``X`` (as ``X.iloc[row]``).
     all_rules : bool, default=False
         Show the rules that do not apply too (as bars of zero length).
+    output : label of the model's outputs or None, default=None
+        With several outputs (a multi-class, multi-label or multi-output
+        model), the one to explain; None, each of them (a waterfall each).
 
     Returns
     -------
     DataFrame
         The row's lines of :func:`rulebook.explanations.explain` (columns
-        ``row``, ``kind``, ``rule``, ``condition``, ``applies``,
+        ``row``, (``output``,) ``kind``, ``rule``, ``condition``, ``applies``,
         ``weight``, ``contribution``, ``cumulative``, ``prediction``), and
         ``order`` (int64, top to bottom), ``label`` (str: ``"intercept"``,
         ``"rank. condition"`` wrapped between conditions with ``"\\n"``,
@@ -78,7 +82,7 @@ def explanation_data(model, X, row=0, *, all_rules=False):
         If ``row`` is not a position in ``X``.
     ValueError
         If ``X`` lacks a column the rules use, or does not pass the
-        estimator's checks.
+        estimator's checks; an unknown ``output``.
 
     Examples
     --------
@@ -92,7 +96,17 @@ def explanation_data(model, X, row=0, *, all_rules=False):
     2  raw score    0.0 -1.0      total
     """
     ensemble, frame = _ensemble_and_frame(model, X)
-    data = explain_row(ensemble, frame, row, all_rules=all_rules).to_frame()
+    data = explain_row(ensemble, frame, row, all_rules=all_rules, output=output).to_frame()
+    if "output" not in data:
+        return _bars(ensemble, data)
+    # Each output's waterfall starts from its own intercept.
+    parts = [_bars(ensemble, lines) for _, lines in data.groupby("output", sort=False)]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _bars(ensemble, data):
+    """One waterfall's lines with their bar ends, labels and effects."""
+    data = data.reset_index(drop=True)
     end = data["cumulative"].to_numpy()
     start = [0.0] + list(end[:-1])
     start[-1] = 0.0  # the total, like the intercept, stands on zero
@@ -111,7 +125,7 @@ def explanation_data(model, X, row=0, *, all_rules=False):
                        end=end, effect=effects)
 
 
-def explanation_chart(model, X, row=0, *, all_rules=False):
+def explanation_chart(model, X, row=0, *, all_rules=False, output=None):
     """Waterfall of one prediction: the intercept, each rule that applies, the raw score.
 
     Bars float from the score before a term to the score after it
@@ -121,16 +135,22 @@ def explanation_chart(model, X, row=0, *, all_rules=False):
     classifier). Rules are labelled ``"rank. condition"``, wrapped between
     conditions; the tooltip has the full rule and the numbers.
 
+    With several outputs and ``output=None``, one waterfall per output,
+    side by side (a column facet on ``output``, each with its own x
+    scale), the title giving the row only: each output's raw score and
+    prediction are its last bar and the tooltips.
+
     Parameters
     ----------
-    model, X, row, all_rules
+    model, X, row, all_rules, output
         As in :func:`explanation_data`.
 
     Returns
     -------
     rulebook.charts.Chart
         An ``alt.Chart`` (bars: ``x`` = ``start``, ``x2`` = ``end``,
-        ``y`` = ``label``, colour = ``effect``).
+        ``y`` = ``label``, colour = ``effect``; ``column`` = ``output``
+        for several outputs).
 
     Raises
     ------
@@ -151,24 +171,35 @@ def explanation_chart(model, X, row=0, *, all_rules=False):
     ('bar', 'end')
     """
     alt = _altair()
-    data = explanation_data(model, X, row, all_rules=all_rules)
+    data = explanation_data(model, X, row, all_rules=all_rules, output=output)
     loss = _loss(model)
     axis, step = _rule_axis(alt, data["label"])
     name = _PREDICTION_NAMES.get(loss, "prediction")
     label = data["row"].iloc[0]
-    title = (f"row {getattr(label, 'item', lambda: label)()!r}: raw score "
-             f"{format_number(float(data['cumulative'].iloc[-1]))}, {name} "
-             f"{format_number(float(data['prediction'].iloc[-1]))}")
-    return _chart(data).mark_bar().encode(
+    title = f"row {getattr(label, 'item', lambda: label)()!r}"
+    several = "output" in data and data["output"].nunique() > 1
+    if not several:
+        of = f", {escape_unsafe(str(data['output'].iloc[0]))}" if "output" in data else ""
+        title += (f"{of}: raw score {format_number(float(data['cumulative'].iloc[-1]))}, {name} "
+                  f"{format_number(float(data['prediction'].iloc[-1]))}")
+    if "output" in data:  # output labels are data: shown as text, escaped as the rules print
+        data = data.assign(output=[escape_unsafe(str(o)) for o in data["output"]])
+    chart = _chart(data).mark_bar().encode(
         y=alt.Y("label:N", title=None, sort=alt.EncodingSortField("order", order="ascending"), axis=axis),
         x=alt.X("start:Q", title="raw score"),
         x2=alt.X2("end:Q"),
         color=alt.Color("effect:N", legend=None, scale=alt.Scale(
             domain=list(_EFFECT_COLORS), range=list(_EFFECT_COLORS.values()))),
-        tooltip=["rule:O", "condition:N", alt.Tooltip("contribution:Q", format=".4g"),
-                 alt.Tooltip("cumulative:Q", title="score", format=".4g"),
-                 alt.Tooltip("prediction:Q", title=name, format=".4g")],
-    ).properties(width=300, height=step, title=title)
+        tooltip=(["output:N"] if "output" in data else []) + [
+            "rule:O", "condition:N", alt.Tooltip("contribution:Q", format=".4g"),
+            alt.Tooltip("cumulative:Q", title="score", format=".4g"),
+            alt.Tooltip("prediction:Q", title=name, format=".4g")],
+    )
+    if several:
+        chart = chart.encode(column=alt.Column("output:N", title=None, sort=list(
+            dict.fromkeys(data["output"])))).resolve_scale(x="independent")
+        return chart.properties(width=200, height=step, title=title)
+    return chart.properties(width=300, height=step, title=title)
 
 
 def _loss(model):

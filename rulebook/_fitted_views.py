@@ -22,7 +22,7 @@ class _Explained:
     """``explain`` and ``explain_row`` of an estimator with ``ensemble_``:
     ``X`` checked as ``predict`` checks it, then explained term by term."""
 
-    def explain(self, X, *, all_rules=False):
+    def explain(self, X, *, all_rules=False, output=None):
         """Each row's raw score as its terms: intercept, the rules that apply, total.
 
         ``X`` is checked as in ``predict``; see
@@ -33,6 +33,9 @@ class _Explained:
         X : DataFrame or array-like of shape (n_samples, n_features)
         all_rules : bool, default=False
             Also list the rules that do not apply (contribution 0).
+        output : label of the outputs or None, default=None
+            With several outputs (classes, labels, targets), the one to
+            explain; None, each (an ``output`` column).
 
         Returns
         -------
@@ -47,9 +50,9 @@ class _Explained:
         ValueError
             As ``predict``.
         """
-        return explain(self.ensemble_, self._checked_frame(X), all_rules=all_rules)
+        return explain(self.ensemble_, self._checked_frame(X), all_rules=all_rules, output=output)
 
-    def explain_row(self, X, row=0, *, all_rules=False):
+    def explain_row(self, X, row=0, *, all_rules=False, output=None):
         """One row's explanation, shown as a waterfall in a notebook.
 
         Parameters
@@ -58,6 +61,9 @@ class _Explained:
         row : int, default=0
             Position of the row in ``X`` (as ``iloc``).
         all_rules : bool, default=False
+        output : label of the outputs or None, default=None
+            With several outputs, the one to explain (one waterfall);
+            None, each (a waterfall each).
 
         Returns
         -------
@@ -70,7 +76,8 @@ class _Explained:
         IndexError
             If ``row`` is not a position in ``X``.
         """
-        return explain_row(self.ensemble_, self._checked_frame(X), row, all_rules=all_rules)
+        return explain_row(self.ensemble_, self._checked_frame(X), row, all_rules=all_rules,
+                           output=output)
 
     def _checked_frame(self, X):
         check_is_fitted(self)

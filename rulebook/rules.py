@@ -680,7 +680,7 @@ class RuleEnsemble:
 
         return get_loss(self.loss).inverse_link(self.decision_function(X))
 
-    def explain(self, X, *, all_rules=False):
+    def explain(self, X, *, all_rules=False, output=None):
         """Each row's raw score as its terms: intercept, the rules that apply, total.
 
         See :func:`rulebook.explanations.explain` for the columns.
@@ -690,6 +690,9 @@ class RuleEnsemble:
         X : DataFrame or array-like of shape (n_samples, n_features)
         all_rules : bool, default=False
             Also list the rules that do not apply (contribution 0).
+        output : label of the outputs or None, default=None
+            With several outputs (classes, labels, targets), the one to
+            explain; None, each (an ``output`` column).
 
         Returns
         -------
@@ -699,9 +702,9 @@ class RuleEnsemble:
         """
         from .explanations import explain
 
-        return explain(self, X, all_rules=all_rules)
+        return explain(self, X, all_rules=all_rules, output=output)
 
-    def explain_row(self, X, row=0, *, all_rules=False):
+    def explain_row(self, X, row=0, *, all_rules=False, output=None):
         """One row's explanation, shown as a waterfall in a notebook.
 
         See :func:`rulebook.explanations.explain_row`.
@@ -712,6 +715,9 @@ class RuleEnsemble:
         row : int, default=0
             Position of the row in ``X`` (as ``iloc``).
         all_rules : bool, default=False
+        output : label of the outputs or None, default=None
+            With several outputs, the one to explain (one waterfall);
+            None, each (a waterfall each).
 
         Returns
         -------
@@ -724,7 +730,7 @@ class RuleEnsemble:
         """
         from .explanations import explain_row
 
-        return explain_row(self, X, row, all_rules=all_rules)
+        return explain_row(self, X, row, all_rules=all_rules, output=output)
 
     # -- presentation -------------------------------------------------------
     def __str__(self):

@@ -316,7 +316,7 @@ def test_staged_predictions_end_at_the_model(fitted, kind):
 @pytest.mark.parametrize("kind", ["labels", "targets"])
 def test_views_of_one_output_refuse_by_name(fitted, kind):
     model, X = fitted[kind]
-    for view in (lambda: model.explain(X), lambda: model.explain_row(X), lambda: model.explore()):
+    for view in (lambda: model.explore(),):
         with pytest.raises(NotImplementedError, match="multi-label or multi-output"):
             view()
 

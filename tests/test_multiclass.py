@@ -464,13 +464,9 @@ def test_a_file_whose_outputs_are_not_the_classes_is_refused():
 
 def test_views_of_one_output_refuse_a_multi_class_model_by_name():
     from rulebook import charts
-    from rulebook.explanations import feature_importances
     X, y = _iris()
     model = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y)
     views = {
-        "explain": lambda: model.explain(X),
-        "explain_row": lambda: model.explain_row(X),
-        "feature_importances": lambda: feature_importances(model.ensemble_, X),
         "score_curve": lambda: charts.score_curve(model, X, y),
         "rule_weights_chart": lambda: charts.rule_weights_chart(model),
         "coverage_heatmap": lambda: charts.coverage_heatmap(model, X),
