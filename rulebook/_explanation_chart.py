@@ -11,8 +11,8 @@ behind it. Both are re-exported by :mod:`rulebook.charts`.
 
 import pandas as pd
 
-from ._chart_display import _altair, _chart, _rule_axis, wrap_rule
 from ._canonical import escape_unsafe
+from ._chart_display import _altair, _chart, _rule_axis, wrap_rule
 from ._formatting import format_number
 from .explanations import explain_row
 from .rules import RuleEnsemble

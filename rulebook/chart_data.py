@@ -14,7 +14,8 @@ import pandas as pd
 
 from ._canonical import escape_unsafe
 from ._chart_display import wrap_rule
-from ._predict import check_single_output, term_contributions
+from ._predict import term_contributions
+from .explanations import output_positions
 from .rules import RuleEnsemble
 
 # Boley et al. (2021), Table 2: history column -> category label.
@@ -55,18 +56,119 @@ def _metrics():
     from sklearn import metrics
 
     return {
-        "roc_auc": Metric("roc_auc", "ROC AUC", metrics.roc_auc_score, "raw"),
+        "roc_auc": Metric("roc_auc", "ROC AUC", _roc_auc, "raw"),
         "r2": Metric("r2", "R²", metrics.r2_score),
-        "poisson_deviance": Metric("poisson_deviance", "mean Poisson deviance",
-                                   metrics.mean_poisson_deviance),
-        "log_loss": Metric("log_loss", "log loss", metrics.log_loss),
+        "poisson_deviance": Metric("poisson_deviance", "mean Poisson deviance", _poisson_deviance),
+        "log_loss": Metric("log_loss", "log loss", _log_loss),
         "squared_error": Metric("squared_error", "mean squared error", metrics.mean_squared_error),
+        "accuracy": Metric("accuracy", "accuracy", _accuracy),
+        "micro_f1": Metric("micro_f1", "micro-F1", _micro_f1),
+        "hamming_loss": Metric("hamming_loss", "Hamming loss", _hamming_loss),
     }
 
 
+# The metrics' functions take the target as _target encodes it: 0/1 (one
+# logistic output), class positions (multinomial), a matrix of a column per
+# output (multi-label 0/1, multi-output regression), or numbers; and the
+# predicted mean of the same shape as the raw score (probabilities of the
+# classes, (n, K), for the multinomial loss).
+def _predicted_labels(y_true, p):
+    """Labels from predicted means: the most probable class, or p > 1/2 per label."""
+    if p.ndim == 2 and y_true.ndim == 1:
+        return np.argmax(p, axis=1)
+    return (p > 0.5).astype(np.int64)
+
+
+def _accuracy(y_true, p):
+    """Accuracy (multi-label: subset accuracy, every label of a row right)."""
+    from sklearn.metrics import accuracy_score
+
+    return accuracy_score(y_true, _predicted_labels(y_true, p))
+
+
+def _micro_f1(y_true, p):
+    from sklearn.metrics import f1_score
+
+    return f1_score(y_true, _predicted_labels(y_true, p), average="micro", zero_division=0)
+
+
+def _hamming_loss(y_true, p):
+    from sklearn.metrics import hamming_loss
+
+    return hamming_loss(y_true, _predicted_labels(y_true, p))
+
+
+def _log_loss(y_true, p):
+    """Log loss; of several labels, the mean of the labels' binary log losses
+    (scikit-learn's log_loss would read a label matrix as classes)."""
+    from sklearn.metrics import log_loss
+
+    if y_true.ndim == 2:
+        return float(np.mean([log_loss(y_true[:, k], p[:, k], labels=[0, 1]) for k in range(p.shape[1])]))
+    if p.ndim == 2:  # every class, also one missing from this y
+        return log_loss(y_true, p, labels=np.arange(p.shape[1]))
+    return log_loss(y_true, p)
+
+
+def _roc_auc(y_true, raw):
+    """ROC AUC from raw scores; of several labels their mean (macro), of
+    classes one-vs-rest on the class probabilities (macro)."""
+    from sklearn.metrics import roc_auc_score
+
+    from .losses import get_loss
+
+    if y_true.ndim == 1 and raw.ndim == 2:
+        p = get_loss("multinomial").inverse_link(raw)
+        return roc_auc_score(y_true, p, multi_class="ovr", labels=np.arange(raw.shape[1]))
+    return roc_auc_score(y_true, raw)
+
+
+def _poisson_deviance(y_true, mean):
+    """Mean Poisson deviance; of several outputs, the mean over outputs."""
+    from sklearn.metrics import mean_poisson_deviance
+
+    if y_true.ndim == 2:
+        return float(np.mean([mean_poisson_deviance(y_true[:, k], mean[:, k]) for k in range(y_true.shape[1])]))
+    return mean_poisson_deviance(y_true, mean)
+
+
+# Metrics averaged over the outputs of a matrix target: their axis says so.
+_OUTPUT_MEANS = ("r2", "squared_error", "poisson_deviance", "log_loss", "roc_auc")
+
 # Score: larger is better except for the deviance; risk: the model's loss.
-DEFAULT_SCORES = {"logistic": "roc_auc", "squared": "r2", "poisson": "poisson_deviance"}
-DEFAULT_RISKS = {"logistic": "log_loss", "squared": "squared_error", "poisson": "poisson_deviance"}
+# Keyed by target_kind: the loss for one output, the kind of several.
+DEFAULT_SCORES = {"logistic": "roc_auc", "squared": "r2", "poisson": "poisson_deviance",
+                  "multinomial": "accuracy", "multi-label": "micro_f1", "multi-output squared": "r2",
+                  "multi-output poisson": "poisson_deviance"}
+DEFAULT_RISKS = {"logistic": "log_loss", "squared": "squared_error", "poisson": "poisson_deviance",
+                 "multinomial": "log_loss", "multi-label": "log_loss",
+                 "multi-output squared": "squared_error", "multi-output poisson": "poisson_deviance"}
+
+
+def target_kind(ensemble):
+    """What a model predicts, the key of :data:`DEFAULT_SCORES` and :data:`DEFAULT_RISKS`.
+
+    Parameters
+    ----------
+    ensemble : RuleEnsemble
+
+    Returns
+    -------
+    str
+        The loss for a model of one output (``"logistic"``, ``"squared"``,
+        ``"poisson"``); ``"multinomial"`` (classes), ``"multi-label"``
+        (the logistic loss on each label) or ``"multi-output <loss>"``
+        for several.
+
+    Examples
+    --------
+    >>> from rulebook import RuleEnsemble
+    >>> target_kind(RuleEnsemble((0.0, 0.0), (), "logistic", outputs=("a", "b")))
+    'multi-label'
+    """
+    if ensemble.outputs is None or ensemble.loss == "multinomial":
+        return ensemble.loss
+    return "multi-label" if ensemble.loss == "logistic" else f"multi-output {ensemble.loss}"
 
 
 def get_metric(metric, loss, defaults=DEFAULT_SCORES):
@@ -76,9 +178,20 @@ def get_metric(metric, loss, defaults=DEFAULT_SCORES):
     ----------
     metric : str, callable or None
         A name (``"roc_auc"``, ``"r2"``, ``"poisson_deviance"``,
-        ``"log_loss"``, ``"squared_error"``), a function
+        ``"log_loss"``, ``"squared_error"``, and for classes and labels
+        ``"accuracy"``, ``"micro_f1"``, ``"hamming_loss"``), a function
         ``f(y_true, predicted_mean)``, or None for ``defaults[loss]``.
+        With several outputs ``y_true`` is the class positions (in the
+        model's ``outputs``) of a multi-class model, else a matrix of a
+        column per output; ``predicted_mean`` has a column per output (the
+        class probabilities, the labels' probabilities, the predictions).
+        Of several labels, ``"accuracy"`` is the subset accuracy and
+        ``"log_loss"`` the mean of the labels' log losses; ``"r2"``,
+        ``"squared_error"``, ``"poisson_deviance"`` and ``"roc_auc"``
+        average over the outputs (classes: one-vs-rest), all by
+        scikit-learn.
     loss : str
+        A key of ``defaults``: the loss, or :func:`target_kind`.
     defaults : dict, default=DEFAULT_SCORES
 
     Returns
@@ -171,6 +284,7 @@ def raw_scores_by_size(ensemble, X):
     Returns
     -------
     ndarray of shape (len(ensemble) + 1, n_samples), float64
+        With several outputs, (len(ensemble) + 1, n_samples, n_outputs).
 
     Examples
     --------
@@ -181,12 +295,13 @@ def raw_scores_by_size(ensemble, X):
     array([[1., 1.],
            [1., 3.]])
     """
-    check_single_output(ensemble, "scores by number of rules (score_curve, risk_complexity)")
-    scores = np.empty((len(ensemble) + 1, len(X)), dtype=np.float64)
-    raw = np.full(len(X), ensemble.intercept, dtype=np.float64)
+    outputs = () if ensemble.outputs is None else (ensemble.n_outputs,)
+    scores = np.empty((len(ensemble) + 1, len(X), *outputs), dtype=np.float64)
+    raw = np.empty((len(X), *outputs), dtype=np.float64)
+    raw[:] = ensemble.intercept
     scores[0] = raw
     for k, rule in enumerate(ensemble.rules, start=1):
-        raw[rule.query.evaluate(X, ensemble.by_name)] += rule.weight
+        raw[rule.query.evaluate(X, ensemble.by_name)] += np.asarray(rule.weight, dtype=np.float64)
         scores[k] = raw
     if ensemble.terms:
         # Every ensemble[:k] keeps the linear terms, added after the rules
@@ -216,7 +331,7 @@ def _curve(name, model, X, y, metric):
     from .losses import get_loss
 
     ensemble = _ensemble(model)
-    y_true = _binary_target(model, y) if ensemble.loss == "logistic" else np.asarray(y, dtype=np.float64)
+    y_true = _target(model, ensemble, y)
     inverse_link = get_loss(ensemble.loss).inverse_link
     values = [
         metric.function(y_true, raw if metric.prediction == "raw" else inverse_link(raw))
@@ -224,22 +339,53 @@ def _curve(name, model, X, y, metric):
     ]
     lengths = np.array([0] + [len(rule) for rule in ensemble.rules])
     n_rules = np.arange(len(ensemble) + 1)
+    averaged = y_true.ndim == 2 and metric.name in _OUTPUT_MEANS
     return pd.DataFrame({
         "model": name,
         "round": n_rules,
         "n_rules": n_rules,
         "complexity": n_rules + np.cumsum(lengths),
         "value": np.asarray(values, dtype=np.float64),
-        "metric": metric.label,
+        "metric": metric.label + (" (mean over outputs)" if averaged else ""),
     })
+
+
+def _target(model, ensemble, y):
+    """``y`` as the metrics take it (see :func:`get_metric`)."""
+    kind = target_kind(ensemble)
+    if kind == "logistic":
+        return _binary_target(model, y)
+    if ensemble.outputs is None:
+        return np.asarray(y, dtype=np.float64)
+    if kind == "multinomial":
+        y = np.asarray(y, dtype=object).ravel()
+        codes = pd.Index(list(ensemble.outputs), dtype=object).get_indexer(y)
+        if (codes < 0).any():
+            unknown = list(dict.fromkeys(y[codes < 0].tolist()))[:5]
+            raise ValueError(f"y has classes {unknown} that are not among the model's classes "
+                             f"{list(ensemble.outputs)}.")
+        return codes
+    return _output_matrix(ensemble, y)
+
+
+def _output_matrix(ensemble, y):
+    """A target of several columns in the order of the model's outputs, float64 (n, K)."""
+    outputs = list(ensemble.outputs)
+    if isinstance(y, pd.DataFrame) and all(label in y.columns for label in outputs):
+        return y[outputs].to_numpy(dtype=np.float64)
+    Y = np.asarray(y, dtype=np.float64)
+    if Y.ndim != 2 or Y.shape[1] != len(outputs):
+        raise ValueError(f"y must have a column per output of the model ({len(outputs)}: {outputs}); "
+                         f"got shape {Y.shape}.")
+    return Y
 
 
 def _curves(models, X, y, metric, defaults):
     named = _named_models(models)
-    losses = {_ensemble(model).loss for _, model in named}
-    if metric is None and len(losses) > 1:
-        raise ValueError(f"the models use different losses {sorted(losses)}; pass metric= to compare them.")
-    chosen = get_metric(metric, losses.pop(), defaults)
+    kinds = {target_kind(_ensemble(model)) for _, model in named}
+    if metric is None and len(kinds) > 1:
+        raise ValueError(f"the models use different losses {sorted(kinds)}; pass metric= to compare them.")
+    chosen = get_metric(metric, kinds.pop(), defaults)
     return pd.concat([_curve(name, model, X, y, chosen) for name, model in named], ignore_index=True)
 
 
@@ -253,10 +399,16 @@ def score_curve_data(models, X, y, metric=None):
         learner (``"greedy"``, ``"optimal"``, ``"optimal #2"``).
     X : DataFrame or array-like of shape (n_samples, n_features)
         Usually test data.
-    y : array-like of shape (n_samples,)
+    y : array-like of shape (n_samples,), or (n_samples, n_outputs)
+        The target; of a multi-label or multi-output model a column per
+        output (a DataFrame with the outputs' names is read by name).
     metric : str or callable, optional
         See :func:`get_metric`. Default: ROC AUC for the logistic loss,
-        R² for the squared loss, mean Poisson deviance for the Poisson loss.
+        R² for the squared loss, mean Poisson deviance for the Poisson
+        loss; with several outputs, accuracy (classes), micro-F1 (labels),
+        mean R² or mean Poisson deviance over the outputs (regression).
+        Each round's value is that of the model after the round
+        (``staged_ensembles()`` of an estimator).
 
     Returns
     -------
@@ -269,8 +421,9 @@ def score_curve_data(models, X, y, metric=None):
     Raises
     ------
     ValueError
-        Unfitted models, an unknown metric, or models of different losses
-        without ``metric``.
+        Unfitted models, an unknown metric, models of different losses
+        without ``metric``, a ``y`` of classes the model lacks or of
+        another number of columns than it has outputs.
 
     Examples
     --------
@@ -281,8 +434,6 @@ def score_curve_data(models, X, y, metric=None):
     >>> score_curve_data({"greedy": model}, X, y).columns.tolist()
     ['model', 'round', 'n_rules', 'complexity', 'score', 'metric']
     """
-    for _, model in _named_models(models):
-        check_single_output(model, "score_curve")
     return _curves(models, X, y, metric, DEFAULT_SCORES).rename(columns={"value": "score"})
 
 
@@ -295,7 +446,9 @@ def risk_complexity_data(models, X, y, metric=None):
         As in :func:`score_curve_data`.
     metric : str or callable, optional
         Default: the model's loss (log loss, mean squared error, mean
-        Poisson deviance).
+        Poisson deviance; with several outputs the multinomial log loss,
+        the labels' mean log loss, the mean squared error or Poisson
+        deviance over the outputs).
 
     Returns
     -------
@@ -311,8 +464,6 @@ def risk_complexity_data(models, X, y, metric=None):
     >>> risk_complexity_data(ensemble, pd.DataFrame({"a": [-1.0, 1.0]}), [1.0, 3.0])["risk"].tolist()
     [2.0, 0.0]
     """
-    for _, model in _named_models(models):
-        check_single_output(model, "risk_complexity")
     return _curves(models, X, y, metric, DEFAULT_RISKS).rename(columns={"value": "risk"})
 
 
@@ -460,12 +611,15 @@ def anytime_data(source, round=1):
 
 
 # -- the rules ------------------------------------------------------------------------------
-def rule_weights_data(model):
+def rule_weights_data(model, *, output=None):
     """Weight and coverage of each rule, long format.
 
     Parameters
     ----------
     model : fitted estimator or RuleEnsemble
+    output : label of the model's outputs or None, default=None
+        With several outputs (classes, labels, targets), the one whose
+        weights are wanted; None, every output's.
 
     Returns
     -------
@@ -477,28 +631,63 @@ def rule_weights_data(model):
         as a fraction, NaN if unknown) and ``kind`` (``"positive weight"``,
         ``"negative weight"`` or ``"coverage"``, the bar colour).
 
+        With several outputs, a weight row per rule and output shown (then
+        the coverage row), and two more columns: ``output`` (str, the
+        output's label as it prints; None on coverage rows) and ``panel``
+        (str, the weight's column in ``to_frame()``, ``"weight[label]"``,
+        or ``"coverage"``); a weight of 0 (a single-output head of another
+        output) is of kind ``"no weight"``.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``output``, or one for a model of one output.
+
     Examples
     --------
     >>> from rulebook import Proposition, Query, Rule, RuleEnsemble
     >>> ensemble = RuleEnsemble(0.0, (Rule(Query((Proposition("a", ">", 1.0),)), -2.0, 0.5),))
     >>> rule_weights_data(ensemble)[["label", "measure", "value", "kind"]].values.tolist()
     [['1. a > 1', 'weight', -2.0, 'negative weight'], ['1. a > 1', 'coverage', 0.5, 'coverage']]
+    >>> heads = RuleEnsemble((0.0, 0.0), (Rule(Query((Proposition("a", ">", 1.0),)), (1.5, 0.0), 0.5),),
+    ...                      "logistic", outputs=("x", "y"))
+    >>> rule_weights_data(heads)[["panel", "value", "kind"]].values.tolist()
+    [['weight[x]', 1.5, 'positive weight'], ['weight[y]', 0.0, 'no weight'], ['coverage', 0.5, 'coverage']]
     """
-    check_single_output(model, "rule_weights_chart")
     ensemble = _ensemble(model)
+    positions = output_positions(ensemble, output)
     frame = ensemble.to_frame().reset_index()
     label = ["\n".join(wrap_rule(rule.query, prefix=f"{rank}. "))
              for rank, rule in zip(frame["rank"], ensemble.rules)]
     common = {"rank": frame["rank"], "round": frame["rank"], "rule": frame["rule"], "label": label}
-    weight = pd.DataFrame({**common, "measure": "weight", "value": frame["weight"],
-                           "kind": np.where(frame["weight"] > 0, "positive weight", "negative weight")})
-    coverage = pd.DataFrame({**common, "measure": "coverage", "value": frame["coverage"], "kind": "coverage"})
-    data = pd.concat([weight, coverage]).sort_values(["rank", "measure"], ascending=[True, False],
-                                                      kind="stable")
+    columns = ensemble.weight_columns()
+    weights = [pd.DataFrame({**common, "measure": "weight", **_output_of(ensemble, k, columns),
+                             "value": frame[columns[k]],
+                             "kind": _weight_kind(frame[columns[k]], ensemble.outputs is not None)})
+               for k in (positions or [0])]
+    coverage = pd.DataFrame({**common, "measure": "coverage", **_output_of(ensemble, None, columns),
+                             "value": frame["coverage"], "kind": "coverage"})
+    # Stable: by rank, each rule's weights in the outputs' order, then its coverage.
+    data = pd.concat(weights + [coverage]).sort_values("rank", kind="stable")
     return data.reset_index(drop=True)
 
 
-def coverage_data(model, X, *, max_rows=200, sort_rows=True):
+def _output_of(ensemble, k, columns):
+    """The ``output`` and ``panel`` columns of output ``k`` (None: coverage); none for one output."""
+    if ensemble.outputs is None:
+        return {}
+    if k is None:
+        return {"output": None, "panel": "coverage"}
+    return {"output": escape_unsafe(str(ensemble.outputs[k])), "panel": columns[k]}
+
+
+def _weight_kind(weights, several):
+    """Bar colours; with several outputs a 0 is a head without this output."""
+    zero = "no weight" if several else "negative weight"
+    return np.where(weights > 0, "positive weight", np.where(weights < 0, "negative weight", zero))
+
+
+def coverage_data(model, X, *, max_rows=200, sort_rows=True, output=None):
     """Which rows each rule covers: one row per (data row, rule).
 
     Parameters
@@ -510,6 +699,9 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
     sort_rows : bool, default=True
         Order the rows by their coverage pattern (rule 1 first), so that
         rows covered by the same rules form blocks.
+    output : label of the model's outputs or None, default=None
+        With several outputs, the one whose weights colour the cells;
+        None, every output's (the same rows and rules for each).
 
     Returns
     -------
@@ -517,12 +709,16 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
         ``row`` (int, position in the chart), ``index`` (str, the row's
         label in ``X``), ``rank`` and ``round`` (int, equal), ``rule``
         (str), ``covered`` (bool), ``weight`` (float) and ``effect``
-        (``"positive"``, ``"negative"`` or ``"not covered"``).
+        (``"positive"``, ``"negative"`` or ``"not covered"``). With
+        several outputs, the cells of each output shown, one after the
+        other, with a first column ``output`` (str, the label as it
+        prints), ``weight`` the rule's weight for it and ``effect`` also
+        ``"no weight"`` (covered by a rule whose head gives the output 0).
 
     Raises
     ------
     ValueError
-        If ``X`` has more than ``max_rows`` rows.
+        If ``X`` has more than ``max_rows`` rows; an unknown ``output``.
 
     Examples
     --------
@@ -532,13 +728,13 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
     >>> coverage_data(ensemble, pd.DataFrame({"a": [-1.0, 1.0]}))[["index", "covered"]].values.tolist()
     [['1', True], ['0', False]]
     """
-    check_single_output(model, "coverage_heatmap")
     if len(X) > max_rows:
         raise ValueError(
             f"X has {len(X)} rows; the coverage heat strip shows at most max_rows={max_rows}. "
             "Pass a sample, e.g. X.sample(200, random_state=0), or raise max_rows."
         )
     ensemble = _ensemble(model)
+    positions = output_positions(ensemble, output)
     covered = ensemble.query_matrix(X)
     order = np.arange(len(X))
     if sort_rows and covered.shape[1]:
@@ -549,20 +745,28 @@ def coverage_data(model, X, *, max_rows=200, sort_rows=True):
     else:
         labels = np.arange(len(X)).astype(str)
     n_rows, n_rules = covered.shape
-    weights = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64)
+    heads = np.array([rule.weight for rule in ensemble.rules], dtype=np.float64).reshape(
+        n_rules, ensemble.n_outputs)
     cells = covered[order].ravel()
     rank = np.tile(np.arange(1, n_rules + 1), n_rows)
-    weight = np.tile(weights, n_rows)
-    return pd.DataFrame({
+    common = {
         "row": np.repeat(np.arange(n_rows), n_rules),
         "index": np.repeat(labels[order], n_rules),
         "rank": rank,
         "round": rank,
         "rule": np.tile(np.array([str(rule.query) for rule in ensemble.rules], dtype=object), n_rows),
         "covered": cells,
-        "weight": weight,
-        "effect": np.where(~cells, "not covered", np.where(weight > 0, "positive", "negative")),
-    })
+    }
+    frames = []
+    for k in positions or [0]:
+        weight = np.tile(heads[:, k], n_rows)
+        effect = np.where(weight > 0, "positive", "negative")
+        if positions is not None:  # a single head of another output: covered, no weight here
+            effect = np.where(weight == 0, "no weight", effect)
+        output = {} if positions is None else {"output": escape_unsafe(str(ensemble.outputs[k]))}
+        frames.append(pd.DataFrame({**output, **common, "weight": weight,
+                                    "effect": np.where(~cells, "not covered", effect)}))
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def cv_data(model):

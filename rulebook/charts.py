@@ -88,6 +88,7 @@ from .chart_data import (  # noqa: F401 (the data functions are public here too)
     rule_weights_data,
     score_curve_data,
     search_effort_data,
+    target_kind,
 )
 
 POSITIVE_COLOR = "#2166ac"  # as the weight bars of the notebook repr
@@ -315,16 +316,24 @@ def anytime_chart(source, round=1, *, x="nodes_expanded"):
     )
 
 
-def rule_weights_chart(model, *, highlight_round=None, selection=None):
+def rule_weights_chart(model, *, output=None, highlight_round=None, selection=None):
     """Rule weights (diverging bars) and coverage, side by side.
 
     Rules are labelled ``"rank. condition"``, wrapped between conditions
     over up to :data:`RULE_LABEL_LINES` lines (:func:`wrap_rule`); the
     tooltip has the full rule.
 
+    A model of several outputs (classes, labels, targets) has a panel of
+    weights per output, ``weight[label]`` as in ``to_frame()``, then the
+    coverage: positive weights blue, negative red, as for one output; a
+    rule whose head gives an output no weight (a single-output head) has
+    no bar in that output's panel. ``output=`` keeps one output's panel.
+
     Parameters
     ----------
     model : fitted estimator or RuleEnsemble
+    output : label of the model's outputs or None, default=None
+        As in :func:`rule_weights_data`.
     highlight_round : int, optional
         Rank of the rule to emphasise.
     selection : altair selection parameter, optional
@@ -333,8 +342,13 @@ def rule_weights_chart(model, *, highlight_round=None, selection=None):
     Returns
     -------
     rulebook.charts.Chart
-        An ``alt.Chart``, faceted by measure (columns), each with its own x
-        scale.
+        An ``alt.Chart``, faceted by measure (columns; by ``panel`` with
+        several outputs), each with its own x scale.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rule_weights_data`.
 
     Examples
     --------
@@ -344,27 +358,43 @@ def rule_weights_chart(model, *, highlight_round=None, selection=None):
     'measure'
     """
     alt = _altair()
-    data = rule_weights_data(model)
+    data = rule_weights_data(model, output=output)
     axis, step = _rule_axis(alt, data["label"])
+    if "panel" in data:
+        panels = list(dict.fromkeys(data["panel"]))
+        column = alt.Column("panel:N", title=None, sort=panels)
+        # About 660 px of panels in all, however many outputs.
+        width = max(90, min(220, 660 // len(panels)))
+        tooltip = ["rank:O", "rule:N", "output:N", "measure:N"]
+    else:
+        column = alt.Column("measure:N", title=None, sort=["weight", "coverage"])
+        width = 220
+        tooltip = ["rank:O", "rule:N", "measure:N"]
     chart = _chart(data).mark_bar().encode(
         y=alt.Y("label:N", title=None, sort=alt.EncodingSortField("rank", order="ascending"), axis=axis),
         x=alt.X("value:Q", title=None),
-        column=alt.Column("measure:N", title=None, sort=["weight", "coverage"]),
+        column=column,
         color=alt.Color("kind:N", legend=None, scale=alt.Scale(
-            domain=["positive weight", "negative weight", "coverage"],
-            range=[POSITIVE_COLOR, NEGATIVE_COLOR, NEUTRAL_COLOR])),
-        tooltip=["rank:O", "rule:N", "measure:N", alt.Tooltip("value:Q", format=".4g")],
-    ).properties(width=220, height=step)
+            domain=["positive weight", "negative weight", "coverage", "no weight"],
+            range=[POSITIVE_COLOR, NEGATIVE_COLOR, NEUTRAL_COLOR, EMPTY_COLOR])),
+        tooltip=tooltip + [alt.Tooltip("value:Q", format=".4g")],
+    ).properties(width=width, height=step)
     return _emphasize(chart, highlight_round, selection).resolve_scale(x="independent")
 
 
-def coverage_heatmap(model, X, *, max_rows=200, sort_rows=True, highlight_round=None, selection=None):
+def coverage_heatmap(model, X, *, max_rows=200, sort_rows=True, output=None, highlight_round=None,
+                     selection=None):
     """Rows x rules heat strip: a cell is coloured by the sign of the rule's
     weight where the rule covers the row.
 
+    A model of several outputs has one strip per output, side by side,
+    with the same rows and rules: a covered cell is coloured by the sign
+    of the rule's weight for that output (grey where its head gives the
+    output no weight). ``output=`` keeps one output's strip.
+
     Parameters
     ----------
-    model, X, max_rows, sort_rows
+    model, X, max_rows, sort_rows, output
         As in :func:`coverage_data`.
     highlight_round, selection
         As in :func:`rule_weights_chart`.
@@ -372,6 +402,12 @@ def coverage_heatmap(model, X, *, max_rows=200, sort_rows=True, highlight_round=
     Returns
     -------
     altair.Chart
+        Faceted by ``output`` (columns) for several outputs.
+
+    Raises
+    ------
+    ValueError
+        As :func:`coverage_data`.
 
     Examples
     --------
@@ -382,17 +418,21 @@ def coverage_heatmap(model, X, *, max_rows=200, sort_rows=True, highlight_round=
     'rect'
     """
     alt = _altair()
-    data = coverage_data(model, X, max_rows=max_rows, sort_rows=sort_rows)
+    data = coverage_data(model, X, max_rows=max_rows, sort_rows=sort_rows, output=output)
     # About 300 px tall whatever the number of rows, one pixel per row at least.
     row_step = max(1, min(12, 300 // max(len(X), 1)))
+    several = "output" in data
+    effects = ["positive", "negative", "not covered"] + (["no weight"] if several else [])
     chart = _chart(data).mark_rect().encode(
         x=alt.X("rank:O", title="rule", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("row:O", title="rows", axis=alt.Axis(labels=False, ticks=False)),
         color=alt.Color("effect:N", title="covered", scale=alt.Scale(
-            domain=["positive", "negative", "not covered"],
-            range=[POSITIVE_COLOR, NEGATIVE_COLOR, EMPTY_COLOR])),
-        tooltip=["index:N", "rank:O", "rule:N", alt.Tooltip("weight:Q", format=".4g"), "covered:N"],
+            domain=effects, range=[POSITIVE_COLOR, NEGATIVE_COLOR, EMPTY_COLOR, NEUTRAL_COLOR][:len(effects)])),
+        tooltip=["index:N", "rank:O", "rule:N"] + (["output:N"] if several else []) + [
+            alt.Tooltip("weight:Q", format=".4g"), "covered:N"],
     ).properties(height=alt.Step(row_step), width=alt.Step(18))
+    if several:
+        chart = chart.encode(column=alt.Column("output:N", title=None, sort=list(dict.fromkeys(data["output"]))))
     return _emphasize(chart, highlight_round, selection)
 
 

@@ -309,7 +309,7 @@ def _partial_predictions(loss, running):
 
 def _lines(X, n_rules, texts, grid, keep, k):
     """Output ``k``'s lines of :func:`explain`, those of ``keep`` (n, lines)."""
-    n, n_lines = keep.shape
+    n_lines = keep.shape[1]
     n_items = n_lines - 2
     kinds = np.array(["intercept"] + ["rule"] * n_rules + ["term"] * (n_items - n_rules) + ["total"],
                      dtype=object)

@@ -8,7 +8,14 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_iris, make_multilabel_classification, make_regression
 
-from rulebook import Proposition, Query, Rule, RuleBoostingClassifier, RuleBoostingRegressor, RuleEnsemble
+from rulebook import (
+    Proposition,
+    Query,
+    Rule,
+    RuleBoostingClassifier,
+    RuleBoostingRegressor,
+    RuleEnsemble,
+)
 from rulebook.charts import explanation_chart, explanation_data
 from rulebook.explanations import (
     explain,
@@ -201,7 +208,7 @@ def test_local_importances_of_one_output_follow_the_paper():
     """J_j(x) of output k: |w_jk| |q_j(x) - s_j| shared among the rule's columns."""
     model, X = _fitted("labels")
     ensemble = model.ensemble_
-    features, shares = feature_shares(ensemble)
+    _features, shares = feature_shares(ensemble)
     Q = ensemble.query_matrix(X)
     coverage = np.array([rule.coverage for rule in ensemble.rules])
     for k, label in enumerate(ensemble.outputs):

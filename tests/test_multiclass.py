@@ -463,13 +463,9 @@ def test_a_file_whose_outputs_are_not_the_classes_is_refused():
 
 
 def test_views_of_one_output_refuse_a_multi_class_model_by_name():
-    from rulebook import charts
     X, y = _iris()
     model = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y)
     views = {
-        "score_curve": lambda: charts.score_curve(model, X, y),
-        "rule_weights_chart": lambda: charts.rule_weights_chart(model),
-        "coverage_heatmap": lambda: charts.coverage_heatmap(model, X),
         "BoostingExplorer": lambda: model.explore(),
     }
     from rulebook.compare import compare_learners
