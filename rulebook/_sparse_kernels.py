@@ -243,10 +243,11 @@ def _redundant_sparse(indptr, columns, codes, zero_bin, rows, feature, op, bin_,
 
 
 build_histograms_sparse = jit(_build_histograms_sparse)
-code_at = jit(_code_at)
+# Helpers (called from Python, in tests, through an uncached twin: one
+# function compiled both as a kernel and as a helper would share a cache
+# entry, _config.jit_helper).
 _code_at = jit_helper(_code_at)
 split_rows_sparse = jit(_split_rows_sparse)
-count_codes = jit(_count_codes)
 _count_codes = jit_helper(_count_codes)
 _filter_sparse = jit_helper(_filter_sparse)
 _outside_rows_sparse = jit_helper(_outside_rows_sparse)

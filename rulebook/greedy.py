@@ -92,7 +92,7 @@ def greedy_search(problem):
             # At the length limit only the columns already used may be
             # refined further (narrowing an interval adds no condition).
             values = np.where(used, values, -np.inf)
-        j = int(np.argmax(values))  # first maximum: lowest feature index wins ties
+        j = _first_best(values)
         if not values[j] > value:
             break
         condition = (j, int(ops[j]), int(bins[j]))
@@ -103,3 +103,21 @@ def greedy_search(problem):
         value = float(values[j])
     return SearchResult(tuple(conditions), value, rows,
                         {"n_refinements": n_scored, "n_steps": n_steps})
+
+
+# Values this close (relative) to the best are ties: see _first_best.
+TIE_TOLERANCE = 1e-12
+
+
+def _first_best(values):
+    """The lowest feature whose best value ties the maximum, to rounding.
+
+    Two propositions with the same extent have the same objective, but
+    their sums may be rounded differently (other bins; on sparse codes the
+    zero bin is the total minus the stored entries, BOOMER Section 3.2), and
+    an exact ``argmax`` would then pick one by the last bit. Within
+    ``TIE_TOLERANCE`` of the maximum the lowest feature wins, so that a fit
+    on a sparse matrix chooses the rules of the fit on its dense array.
+    """
+    best = values.max()
+    return int(np.argmax(values >= best - TIE_TOLERANCE * abs(best)))
