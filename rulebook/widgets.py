@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 from . import charts
 from ._formatting import format_number, format_weight
 from ._options import OPTIONS
-from ._predict import check_single_output
+from ._canonical import escape_unsafe
 from ._repr_html import (
     _is_missing,
     _load_css,
@@ -126,7 +126,8 @@ def _cell(value, column):
     if _is_missing(value):
         return ""
     if isinstance(value, (float, np.floating)):
-        return format_weight(float(value), 4) if column == "weight" else format_number(float(value), 4)
+        weight = column == "weight" or str(column).startswith("weight[")
+        return format_weight(float(value), 4) if weight else format_number(float(value), 4)
     return str(value)
 
 
@@ -159,7 +160,7 @@ ROUND_FACTS = (
 )
 
 
-def round_facts(history, t, extra=()):
+def round_facts(history, t, extra=(), outputs=None):
     """The facts of round ``t`` that :data:`ROUND_FACTS` names and the history holds.
 
     Parameters
@@ -170,6 +171,9 @@ def round_facts(history, t, extra=()):
         A round >= 1.
     extra : sequence of (str, str)
         Further (label, text) pairs, appended.
+    outputs : sequence or None, default=None
+        The outputs of a model of several: a weight recorded as a tuple (a
+        weight per output) gives a fact per output, ``weight[label]``.
 
     Returns
     -------
@@ -185,9 +189,24 @@ def round_facts(history, t, extra=()):
     [('weight', '+2.037'), ('coverage', '32.9%'), ('time of the round', '12.3 ms')]
     """
     row = history.loc[t]
-    facts = [(label, text(row[column])) for column, label, text in ROUND_FACTS
-             if column in row.index and not _is_missing(row[column])]
+    facts = []
+    for column, label, text in ROUND_FACTS:
+        if column not in row.index or _is_missing(row[column]):
+            continue
+        value = row[column]
+        if isinstance(value, (tuple, list)):  # a head: a weight per output
+            names = range(len(value)) if outputs is None else outputs
+            facts += [(f"{label}[{escape_unsafe(str(name))}]", text(v)) for name, v in zip(names, value)]
+        else:
+            facts.append((label, text(value)))
     return facts + list(extra)
+
+
+def _weights_text(weight):
+    """A weight, or a head's weights (one per output) separated by spaces."""
+    if isinstance(weight, (tuple, list)):
+        return " ".join(format_weight(w, 4) for w in weight)
+    return format_weight(weight, 4)
 
 
 def _facts_table(facts):
@@ -294,12 +313,12 @@ class _ChartPanel:
             display(self.build(highlight_round=t))
 
 
-def _chart_builders(model, X_test, y_test):
+def _chart_builders(model, X_test, y_test, metric=None):
     """``{title: build(**emphasis)}`` for the charts this model has data for."""
     builders = {}
     if X_test is not None and y_test is not None:
         builders["score by rules"] = lambda **kw: charts.score_curve(
-            {_learner_label(model): model}, X_test, y_test, **kw)
+            {_learner_label(model): model}, X_test, y_test, metric, **kw)
     builders["rule weights"] = lambda **kw: charts.rule_weights_chart(model, **kw)
     builders["search effort"] = lambda **kw: charts.search_effort_chart(model, **kw)
     builders["pruning"] = lambda **kw: charts.pruning_chart(model, **kw)
@@ -339,8 +358,15 @@ class BoostingExplorer(widgets.VBox):
         Needs ``ensemble_``, ``history_`` and ``staged_ensembles()``.
     X_test, y_test : DataFrame and array-like, optional
         Held-out data: adds a test score column and a score-by-rules chart.
+        For a multi-label or multi-output model ``y_test`` has a column per
+        output.
     round : int, optional
         Round shown first; default the last one.
+    metric : str or callable, optional
+        The test score, as in :func:`rulebook.charts.score_curve` (e.g.
+        ``"log_loss"``); default: the model's (ROC AUC, R², mean Poisson
+        deviance; accuracy for classes, micro-F1 for labels, mean R² over
+        the outputs of a multi-output regression).
     offline : bool, optional
         Ship the charts' JavaScript (vega, via vl-convert) inside the
         widget, about 1 MB per chart, so they draw without a network; or
@@ -356,12 +382,15 @@ class BoostingExplorer(widgets.VBox):
     previous_button, next_button : ipywidgets.Button
     rules_html, rule_html, scores_html : ipywidgets.HTML
         The ensemble after round ``round``; the rule of that round with
-        its facts; the per-round scores.
+        its facts (a weight per output for a model of several); the
+        per-round scores.
     stages : list of RuleEnsemble
         The model after each round, ``stages[0]`` the intercept alone.
     score_table : DataFrame
-        Index ``round``: rule, weight, complexity, training loss and, with
-        test data, the test score of ``stages[round]``.
+        Index ``round``: rule, weight (with several outputs a column per
+        output, ``weight[label]``, as in ``to_frame()``), complexity,
+        training loss and, with test data, the test score of
+        ``stages[round]``.
     charts : dict of {str: widget}
         ``altair.JupyterChart`` per chart title (``ipywidgets.Output``
         with a static chart when ``anywidget`` is missing).
@@ -387,11 +416,11 @@ class BoostingExplorer(widgets.VBox):
 
     round = traitlets.Int(0)
 
-    def __init__(self, model, X_test=None, y_test=None, *, round=None, offline=None):
+    def __init__(self, model, X_test=None, y_test=None, *, round=None, offline=None, metric=None):
         if not hasattr(model, "ensemble_") or not hasattr(model, "history_"):
             raise ValueError(f"{type(model).__name__} is not fitted; call fit before exploring it.")
-        check_single_output(model, "BoostingExplorer (explore)")
         self.model = model
+        self.metric = metric
         self.ensemble = model.ensemble_
         # The model after each round (corrective fits re-weight every rule).
         self.stages = list(model.staged_ensembles())
@@ -415,7 +444,7 @@ class BoostingExplorer(widgets.VBox):
         self.scores_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.charts = {}
         self._panels = {}
-        for title, build in _chart_builders(model, X_test, y_test).items():
+        for title, build in _chart_builders(model, X_test, y_test, metric).items():
             panel = _ChartPanel(build, start, self._set_round, offline)
             self._panels[title] = panel
             self.charts[title] = panel.widget
@@ -444,11 +473,16 @@ class BoostingExplorer(widgets.VBox):
     def _score_table(self, X_test, y_test):
         columns = [c for c in ("rule", "weight", "complexity", "train_loss") if c in self.history]
         table = self.history[columns].rename(columns={"train_loss": "training loss"})
+        if self.ensemble.outputs is not None and "weight" in table:
+            # A weight column per output, named as to_frame() names them.
+            heads = pd.DataFrame(table.pop("weight").tolist(), index=table.index,
+                                 columns=self.ensemble.weight_columns())
+            table = pd.concat([table.iloc[:, :1], heads, table.iloc[:, 1:]], axis=1)
         # The rule as its query prints now (history_["rule"] is the text at fit time).
         table["rule"] = ["(intercept)"] + [str(rule.query) for rule in self.ensemble.rules]
         if X_test is not None and y_test is not None:
             # score_curve_data scores staged_ensembles(), the model after each round.
-            curve = charts.score_curve_data(self.model, X_test, y_test).set_index("round")
+            curve = charts.score_curve_data(self.model, X_test, y_test, self.metric).set_index("round")
             table[f"test {curve['metric'].iloc[0]}"] = curve["score"]
         return table
 
@@ -467,10 +501,10 @@ class BoostingExplorer(widgets.VBox):
         extra = [(column, format_number(self.score_table.loc[t, column], 4))
                  for column in self.score_table.columns if str(column).startswith("test ")]
         final = self.ensemble.rules[t - 1].weight
-        if not np.isclose(final, self.history.loc[t, "weight"]):
+        if not np.allclose(final, self.history.loc[t, "weight"]):
             # Corrective updates re-fit this rule's weight in later rounds.
-            extra.append(("weight in the final model", format_weight(final, 4)))
-        facts = round_facts(self.history, t)
+            extra.append(("weight in the final model", _weights_text(final)))
+        facts = round_facts(self.history, t, outputs=self.ensemble.outputs)
         at = next((i for i, (label, _) in enumerate(facts) if label == "time of the round"), len(facts))
         return facts[:at] + extra + facts[at:]
 

@@ -313,14 +313,6 @@ def test_staged_predictions_end_at_the_model(fitted, kind):
         r for k, r in enumerate(model._staged_raw_predict(X)) if k == 1))
 
 
-@pytest.mark.parametrize("kind", ["labels", "targets"])
-def test_views_of_one_output_refuse_by_name(fitted, kind):
-    model, X = fitted[kind]
-    for view in (lambda: model.explore(),):
-        with pytest.raises(NotImplementedError, match="multi-label or multi-output"):
-            view()
-
-
 # -- single-output heads ----------------------------------------------------------
 def test_a_single_head_predicts_for_the_output_it_helps_most():
     """Each rule's one non-zero weight is the Newton step of the output of

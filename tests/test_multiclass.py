@@ -465,10 +465,8 @@ def test_a_file_whose_outputs_are_not_the_classes_is_refused():
 def test_views_of_one_output_refuse_a_multi_class_model_by_name():
     X, y = _iris()
     model = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y)
-    views = {
-        "BoostingExplorer": lambda: model.explore(),
-    }
     from rulebook.compare import compare_learners
+    views = {}
     views["compare_learners"] = lambda: compare_learners(
         X, y, {"greedy": RuleBoostingClassifier(n_rules=2)}, n_splits=1)
     for name, view in views.items():
