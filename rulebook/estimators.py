@@ -453,7 +453,8 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        # Sparse X is refused with linear terms (dense columns; _check_sparse_params).
+        tags.input_tags.sparse = not self.include_linear
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True

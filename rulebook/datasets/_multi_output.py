@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse as scipy_sparse
 
 __all__ = ["MULTI_OUTPUT_DATASETS", "load_multi_output", "load_emotions", "load_atp7d"]
 
@@ -41,7 +42,7 @@ MULTI_OUTPUT_DATASETS = {
 _YEAST_LABELS = 14
 
 
-def load_multi_output(name, *, data_home=None):
+def load_multi_output(name, *, data_home=None, sparse=False):
     """Load a multi-label or multi-output regression dataset as ``(X, Y)``.
 
     Parameters
@@ -49,18 +50,25 @@ def load_multi_output(name, *, data_home=None):
     name : {"emotions", "yeast", "enron", "atp7d"}
         emotions (593 rows, 72 numeric features, 6 labels), yeast (2,417
         rows, 103 numeric features, 14 labels), enron (1,702 rows, 1,001
-        binary features, 53 labels; sparse ARFF, densified), atp7d (296
+        binary features, 53 labels; sparse ARFF, densified unless
+        ``sparse=True``), atp7d (296
         rows, 411 numeric features, 6 regression targets).
     data_home : str or path-like, optional
         Directory of the published files (``emotions.arff`` and
         ``emotions.xml``, ``yeast.svm``, ...), plain or gzipped. ``None``
         reads the copies shipped with rulebook (emotions and atp7d only).
+    sparse : bool, default=False
+        enron and yeast (stored sparse): return ``X`` as a
+        :class:`scipy.sparse.csr_matrix` of float64 (the file's non-zero
+        entries only; the columns in the order of the dense frame's), for
+        a fit that never builds the dense array (docs: sparse input).
 
     Returns
     -------
     X : DataFrame of shape (n_samples, n_features), float64
         Columns named as the file's attributes (LIBSVM: ``x1``, ``x2``,
-        ... by the file's 1-based indices).
+        ... by the file's 1-based indices). With ``sparse=True``, a CSR
+        matrix of the same values.
     Y : DataFrame of shape (n_samples, n_outputs)
         int64 0/1 per label, or float64 per regression target, named as
         the ``.xml`` file's labels (LIBSVM: ``0 .. 13``).
@@ -68,8 +76,9 @@ def load_multi_output(name, *, data_home=None):
     Raises
     ------
     ValueError
-        An unknown ``name`` (naming the valid ones), or ``data_home=None``
-        for a dataset that does not ship.
+        An unknown ``name`` (naming the valid ones), ``data_home=None``
+        for a dataset that does not ship, ``sparse=True`` for a dataset
+        stored dense.
     FileNotFoundError
         A file missing from ``data_home``.
     ImportError
@@ -92,6 +101,9 @@ def load_multi_output(name, *, data_home=None):
         raise ValueError(f"Unknown multi-output dataset {name!r}; valid names are: "
                          f"{', '.join(MULTI_OUTPUT_DATASETS)}")
     task, files, shipped = MULTI_OUTPUT_DATASETS[name]
+    if sparse and name not in ("enron", "yeast"):
+        raise ValueError(f"sparse=True is for the datasets stored sparse, enron and yeast; "
+                         f"{name} is dense: pass sparse=False.")
     if data_home is None and not shipped:
         raise ValueError(f"{name} does not ship with rulebook (only "
                          f"{', '.join(n for n, v in MULTI_OUTPUT_DATASETS.items() if v[2])} do); "
@@ -100,8 +112,10 @@ def load_multi_output(name, *, data_home=None):
         else Path(data_home)
     texts = [_read_text(directory, file_name) for file_name in files]
     if name == "yeast":
-        return _read_svmlight(texts[0])
+        return _read_svmlight(texts[0], sparse)
     labels = _label_names(texts[1])
+    if sparse:
+        return _read_sparse_arff_matrix(texts[0], labels, files[1])
     frame = _read_sparse_arff(texts[0]) if name == "enron" else _read_dense_arff(texts[0])
     missing = [label for label in labels if label not in frame.columns]
     if missing:
@@ -184,7 +198,8 @@ def _read_dense_arff(text):
     return pd.DataFrame(columns)
 
 
-def _read_sparse_arff(text):
+def _sparse_arff_entries(text):
+    """``(values, rows, cols, names)`` of a sparse ARFF file's stored entries."""
     try:
         import arff
     except ImportError:
@@ -193,12 +208,34 @@ def _read_sparse_arff(text):
     decoded = arff.loads(text, encode_nominal=True, return_type=arff.COO)
     values, (rows, cols) = decoded["data"][0], decoded["data"][1:]
     names = [_unquoted(name) for name, _ in decoded["attributes"]]
+    return (np.asarray(values, dtype=np.float64), np.asarray(rows, dtype=np.intp),
+            np.asarray(cols, dtype=np.intp), names)
+
+
+def _read_sparse_arff(text):
+    values, rows, cols, names = _sparse_arff_entries(text)
     dense = np.zeros((max(rows, default=-1) + 1, len(names)))
-    dense[np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)] = values
+    dense[rows, cols] = values
     return pd.DataFrame(dense, columns=names)
 
 
-def _read_svmlight(text):
+def _read_sparse_arff_matrix(text, labels, xml_name):
+    """``(X, Y)`` of a sparse ARFF file: X a CSR matrix of the features, never dense."""
+    values, rows, cols, names = _sparse_arff_entries(text)
+    missing = [label for label in labels if label not in names]
+    if missing:
+        raise ValueError(f"{xml_name} names labels that the ARFF file lacks: {missing[:5]}")
+    n = int(rows.max(initial=-1)) + 1
+    matrix = scipy_sparse.csc_matrix((values, (rows, cols)), shape=(n, len(names)))
+    is_label = np.isin(names, labels)
+    position = {name: j for j, name in enumerate(names)}
+    X = matrix[:, np.flatnonzero(~is_label)].tocsr()
+    Y = pd.DataFrame(matrix[:, [position[label] for label in labels]].toarray().astype(np.int64),
+                     columns=labels)
+    return X, Y
+
+
+def _read_svmlight(text, sparse=False):
     from sklearn.datasets import load_svmlight_file
 
     X, labels = load_svmlight_file(io.BytesIO(text.encode("utf-8")), multilabel=True,
@@ -206,5 +243,8 @@ def _read_svmlight(text):
     Y = np.zeros((X.shape[0], _YEAST_LABELS), dtype=np.int64)
     for i, row in enumerate(labels):
         Y[i, np.asarray(row, dtype=np.intp)] = 1
+    Y = pd.DataFrame(Y, columns=range(_YEAST_LABELS))
+    if sparse:
+        return X.tocsr().astype(np.float64), Y
     X = pd.DataFrame(X.toarray(), columns=[f"x{j + 1}" for j in range(X.shape[1])])
-    return X, pd.DataFrame(Y, columns=range(_YEAST_LABELS))
+    return X, Y
