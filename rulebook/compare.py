@@ -47,15 +47,18 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import clone, is_classifier
-from sklearn.metrics import mean_poisson_deviance, r2_score, roc_auc_score
+from sklearn.metrics import accuracy_score, f1_score, mean_poisson_deviance, r2_score, roc_auc_score
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
-from .losses import get_loss
+from .losses import OutputWiseLoss, get_loss
 
 __all__ = ["compare_learners", "area_under_rules_curve", "area_under_complexity_curve", "rules_curve"]
 
-_METRICS = {"binary": "roc_auc", "regression": "r2", "poisson": "poisson_deviance"}
+_METRICS = {"binary": "roc_auc", "regression": "r2", "poisson": "poisson_deviance",
+            "multiclass": "accuracy", "multilabel": "micro_f1", "multioutput": "mean_r2"}
+# Tasks whose splits keep each class's share (the target is one column of classes).
+_STRATIFIED = ("binary", "multiclass")
 _COLUMNS = ["learner", "split", "n_rules", "complexity", "score", "metric", "fit_time"]
 
 
@@ -67,18 +70,27 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     Parameters
     ----------
     X : DataFrame or array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
+    y : array-like of shape (n_samples,), or (n_samples, n_outputs)
+        A column of classes or numbers; or (tasks ``"multilabel"`` and
+        ``"multioutput"``) a column per label or target.
     learners : dict of {str: estimator}
         Unfitted estimators whose fitted ``ensemble_`` is a
         :class:`~rulebook.rules.RuleEnsemble`; each is cloned per split.
-    task : {"binary", "regression", "poisson"} or None, default=None
+    task : {"binary", "regression", "poisson", "multiclass", "multilabel", "multioutput"} or None, default=None
         Decides the score: ROC AUC (binary, from the raw scores), R^2
-        (regression) or mean Poisson deviance (poisson; *lower is better*).
-        ``None`` infers it from the learners: classifiers give
-        ``"binary"``, regressors with ``loss="poisson"`` ``"poisson"``,
-        other regressors ``"regression"``.
+        (regression), mean Poisson deviance (poisson; *lower is better*),
+        accuracy (multiclass: three or more classes, the most probable
+        class of each row), micro-F1 (multilabel: an indicator matrix,
+        labels of probability above 1/2) or the mean over the outputs of
+        their R^2 (multioutput: a matrix of targets), all by scikit-learn.
+        ``None`` infers it from the learners and ``y``: classifiers give
+        ``"binary"``, ``"multiclass"`` for more than two classes,
+        ``"multilabel"`` for a matrix; regressors with ``loss="poisson"``
+        ``"poisson"``, other regressors ``"regression"``, both
+        ``"multioutput"`` for a matrix.
     n_splits : int >= 1, default=5
-        Random train/test splits (stratified for ``"binary"``).
+        Random train/test splits (stratified for ``"binary"`` and
+        ``"multiclass"``).
     test_size : float in (0, 1) or int, default=0.2
     max_rules : int >= 0 or None, default=None
         Largest model size scored. When set, it is also passed to each
@@ -94,6 +106,8 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     return_risk : bool, default=False
         Add ``risk``, the mean test loss under the loss the model was fitted
         with (logistic, squared or Poisson, as in :mod:`rulebook.losses`),
+        (with several outputs the loss of the fit: the multinomial loss, or
+        the sum over outputs of their mean losses),
         and ``normalised_risk``, that risk divided by the test risk of the
         intercept-only model fitted on the training split (the "offset
         rule" normalisation of Yang et al. 2024, Section 4; 1 means no
@@ -123,7 +137,8 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
         ``split`` (int64, 0-based), ``n_rules`` (int64, rules besides the
         intercept), ``complexity`` (int64, rules plus conditions, see
         :attr:`RuleEnsemble.complexity`), ``score`` (float64), ``metric``
-        (str: ``"roc_auc"``, ``"r2"`` or ``"poisson_deviance"``),
+        (str: ``"roc_auc"``, ``"r2"``, ``"poisson_deviance"``,
+        ``"accuracy"``, ``"micro_f1"`` or ``"mean_r2"``),
         ``fit_time`` (float64, seconds of the single fit that produced the
         split's curve, repeated on its rows) and optionally
         ``train_score`` (float64), ``risk``, ``normalised_risk``,
@@ -134,12 +149,13 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     ------
     ValueError
         Empty ``learners``, ``n_splits`` not an int >= 1, a ``random_state``
-        that cannot seed a RandomState, an unknown or uninferable ``task``, a
-        ``history_columns`` name that clashes with a column above.
+        that cannot seed a RandomState, an unknown or uninferable ``task``,
+        a ``task`` that does not fit ``y`` (``"binary"`` for more than two
+        classes, a task of one output for a matrix, or the reverse: the
+        message names the task to use), a ``history_columns`` name that
+        clashes with a column above.
     TypeError
         A fitted learner without a RuleEnsemble ``ensemble_``.
-    NotImplementedError
-        A classification target of more than two classes.
 
     Notes
     -----
@@ -171,9 +187,13 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
             or n_splits < 1):
         raise ValueError(f"n_splits must be an int >= 1; got {n_splits!r}.")
     seeds = _split_seeds(random_state, n_splits)
-    task = _infer_task(learners) if task is None else task
+    y_array = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    if y_array.ndim == 2 and y_array.shape[1] == 1:
+        y_array = y_array.ravel()
+    task = _infer_task(learners, y_array) if task is None else task
     if task not in _METRICS:
         raise ValueError(f"task must be one of {sorted(_METRICS)} or None; got {task!r}.")
+    _check_task(task, y_array)
     history_columns = [history_columns] if isinstance(history_columns, str) else list(history_columns)
     columns = _COLUMNS + (["train_score"] if return_train_score else [])
     if return_risk:
@@ -182,20 +202,8 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
     clashes = sorted(set(history_columns) & set(columns))
     if clashes:
         raise ValueError(f"history_columns {clashes} clash with the frame's own columns.")
-    splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
+    splitter = (StratifiedShuffleSplit if task in _STRATIFIED else ShuffleSplit)(
         n_splits=n_splits, test_size=test_size, random_state=random_state)
-    y_array = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
-    if y_array.ndim == 2 and y_array.shape[1] > 1:
-        raise NotImplementedError(
-            f"compare_learners scores one output; y has {y_array.shape[1]} columns (a "
-            "multi-label or multi-output target). RuleBoostingClassifier and "
-            "RuleBoostingRegressor fit it; comparing learners on it is not supported yet.")
-    if task == "binary" and len(pd.unique(y_array.ravel())) > 2:
-        raise NotImplementedError(
-            "compare_learners scores two-class targets (ROC AUC of one raw score); y has "
-            f"{len(pd.unique(y_array.ravel()))} classes. A multi-class model fits with "
-            "RuleBoostingClassifier(learner='greedy'); comparing learners on it is not supported "
-            "yet.")
     fits = [(name, learner, split, train, test)
             for split, (train, test) in enumerate(splitter.split(np.zeros((len(y_array), 1)),
                                                                  y_array))
@@ -431,7 +439,7 @@ def _checked_round_models(estimator, curve, X_train, y_train):
             isinstance(history, pd.DataFrame) and "train_loss" in history):
         return curve
     recorded = history["train_loss"].to_dict()
-    loss = get_loss(estimator.ensemble_.loss)
+    loss = _fitted_loss(estimator.ensemble_)
     y_train = _encode(estimator, y_train)
     checked = []
     for n_rules, ensemble in curve:
@@ -439,7 +447,10 @@ def _checked_round_models(estimator, curve, X_train, y_train):
             checked.append((n_rules, ensemble))
             continue
         if not _reproduces(loss, ensemble, X_train, y_train, recorded[n_rules]):
-            ensemble = _corrective_refit(loss, ensemble, X_train, y_train, estimator.reg_lambda)
+            # The re-fit below is of one output; staged_ensembles() of several
+            # outputs records every round's heads, which must reproduce alone.
+            if ensemble.outputs is None:
+                ensemble = _corrective_refit(loss, ensemble, X_train, y_train, estimator.reg_lambda)
             if not _reproduces(loss, ensemble, X_train, y_train, recorded[n_rules]):
                 raise RuntimeError(
                     f"{type(estimator).__name__}: neither the model of round {n_rules} (staged_ensembles(), "
@@ -473,7 +484,23 @@ def _history_values(estimator, columns):
             for column in columns}
 
 
+def _fitted_loss(ensemble):
+    """The loss the boosting loop fitted (and recorded in ``train_loss``):
+    with several outputs other than classes, the loss of each output summed."""
+    loss = get_loss(ensemble.loss)
+    if ensemble.outputs is not None and ensemble.loss != "multinomial":
+        return OutputWiseLoss(loss)
+    return loss
+
+
 def _encode(estimator, y):
+    """``y`` coded as the fitted loss reads it (as the estimator's fit codes it)."""
+    ensemble = estimator.ensemble_
+    if ensemble.loss == "multinomial":  # one-hot, columns in the order of the classes
+        return (np.asarray(y)[:, None] == np.asarray(ensemble.outputs, dtype=object)[None, :]).astype(
+            np.float64)
+    if ensemble.loss == "logistic" and ensemble.outputs is not None:  # labels +1 / -1
+        return np.where(np.asarray(y, dtype=np.float64) > 0, 1.0, -1.0)
     if is_classifier(estimator):
         # The logistic loss of rulebook.losses takes y in {-1, +1}.
         return np.where(y == estimator.classes_[1], 1.0, -1.0)
@@ -481,24 +508,29 @@ def _encode(estimator, y):
 
 
 def _risks(estimator, ensemble, X_train, y_train, X_test, y_test, with_train):
-    loss = get_loss(ensemble.loss)
+    loss = _fitted_loss(ensemble)
     y_train, y_test = _encode(estimator, y_train), _encode(estimator, y_test)
-    # The intercept-only ("offset rule") model fitted on the training split.
-    offset = loss.baseline(y_train, None)
+    # The intercept-only ("offset rule") model fitted on the training split
+    # (a score per output with several).
+    # (The multinomial baseline takes weights; unit ones are no weights.)
+    weights = None if ensemble.outputs is None else np.ones(len(y_train))
+    offset = np.asarray(loss.baseline(y_train, weights), dtype=np.float64)
+    constant = lambda value, n: np.tile(value, (n, 1)) if value.ndim else np.full(n, float(value))
     result = {}
     for prefix, X_part, y_part in (("", X_test, y_test),) + ((("train_", X_train, y_train),) if with_train else ()):
         risk = loss.loss(y_part, ensemble.decision_function(X_part), None)
-        reference = loss.loss(y_part, np.full(len(y_part), offset), None)
+        reference = loss.loss(y_part, constant(offset, len(y_part)), None)
         # A constant test target has zero reference risk: no ratio then.
         result[f"{prefix}normalised_risk"] = risk / reference if reference > 0 else np.nan
         if prefix == "":
             result["risk"] = risk
-            zero = loss.loss(y_part, np.zeros(len(y_part)), None)
+            zero = loss.loss(y_part, np.zeros_like(constant(offset, len(y_part))), None)
             result["zero_normalised_risk"] = risk / zero if zero > 0 else np.nan
     return result
 
 
-def _infer_task(learners):
+def _infer_task(learners, y):
+    """The task of the learners' kind (classifier, regressor, Poisson) and of ``y``."""
     kinds = set()
     for learner in learners.values():
         if is_classifier(learner):
@@ -507,7 +539,25 @@ def _infer_task(learners):
             kinds.add("poisson" if getattr(learner, "loss", None) == "poisson" else "regression")
     if len(kinds) != 1:
         raise ValueError(f"the learners disagree on the task ({sorted(kinds)}); pass task= explicitly.")
-    return kinds.pop()
+    kind = kinds.pop()
+    if y.ndim == 2:
+        return "multilabel" if kind == "binary" else "multioutput"
+    if kind == "binary" and len(pd.unique(y)) > 2:
+        return "multiclass"
+    return kind
+
+
+def _check_task(task, y):
+    """Refuse a task that does not fit the shape of ``y``, naming the one that would."""
+    matrix = task in ("multilabel", "multioutput")
+    if y.ndim == 2 and not matrix:
+        raise ValueError(f"task={task!r} scores one output; y has {y.shape[1]} columns (use "
+                         "task='multilabel' for labels, 'multioutput' for targets).")
+    if y.ndim != 2 and matrix:
+        raise ValueError(f"task={task!r} needs a column per label or target; y has one column.")
+    if task == "binary" and len(pd.unique(y)) > 2:
+        raise ValueError(f"task='binary' scores two classes; y has {len(pd.unique(y))} (use "
+                         "task='multiclass').")
 
 
 def _split_seeds(random_state, n_splits):
@@ -541,7 +591,13 @@ def _take(X, rows):
 def _score(task, estimator, ensemble, X, y):
     if task == "binary":
         return float(roc_auc_score(y == estimator.classes_[1], ensemble.decision_function(X)))
+    if task == "multiclass":  # the most probable class, the first on ties as predict does
+        classes = np.asarray(ensemble.outputs, dtype=object)
+        return float(accuracy_score(y, classes[np.argmax(ensemble.decision_function(X), axis=1)]))
+    if task == "multilabel":  # labels of probability above 1/2, as predict gives them
+        predicted = (ensemble.decision_function(X) > 0).astype(np.int64)
+        return float(f1_score(y, predicted, average="micro", zero_division=0))
     prediction = ensemble.predict(X)
     if task == "poisson":
         return float(mean_poisson_deviance(y, prediction))
-    return float(r2_score(y, prediction))
+    return float(r2_score(y, prediction))  # multioutput: the mean of the outputs' R^2

@@ -353,13 +353,6 @@ def test_single_heads_of_classifiers_and_their_json(target):
     assert loaded.head == "single" and loaded.ensemble_ == model.ensemble_
 
 
-def test_compare_learners_refuses_several_outputs_by_name():
-    from rulebook.compare import compare_learners
-    X, y = _labels(n=60)
-    with pytest.raises(NotImplementedError, match="y has 4 columns"):
-        compare_learners(X, y, {"greedy": RuleBoostingClassifier(n_rules=2)}, n_splits=1)
-
-
 # The default estimators' multi-label and multi-output checks run in
 # test_estimators (their tags); these are the single-output heads' (one class
 # per rule: 6 rules for the checks' accuracy bar on three classes).

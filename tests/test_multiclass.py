@@ -462,19 +462,6 @@ def test_a_file_whose_outputs_are_not_the_classes_is_refused():
         load_model(json.dumps(data))
 
 
-def test_views_of_one_output_refuse_a_multi_class_model_by_name():
-    X, y = _iris()
-    model = RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y)
-    from rulebook.compare import compare_learners
-    views = {}
-    views["compare_learners"] = lambda: compare_learners(
-        X, y, {"greedy": RuleBoostingClassifier(n_rules=2)}, n_splits=1)
-    for name, view in views.items():
-        with pytest.raises(NotImplementedError, match="multi-class|classes") as info:
-            view()
-        assert "yet" in str(info.value), name
-
-
 # The fits of tests/data/single_output_fits.json, recorded with the code of
 # commit 9bc488f (before multi-class): ensembles and history_'s weights.
 def _single_output_fits():
