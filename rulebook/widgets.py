@@ -573,12 +573,15 @@ class LearnerComparison(widgets.VBox):
         ``"orthogonal"`` that :data:`rulebook.learners.LEARNERS` has. Names
         it lacks are skipped with a note in the widget.
     n_rules : int, default=10
-    task : {"binary", "regression", "poisson"}, optional
-        Default: ``"binary"`` when ``y`` has two values, else
-        ``"regression"``.
+    task : {"binary", "multiclass", "regression", "poisson"}, optional
+        Default: ``"binary"`` when ``y`` has two values, ``"multiclass"``
+        for more values that are not numbers (class labels; numeric class
+        codes need ``task="multiclass"``), else ``"regression"``. A
+        multi-class comparison shows a weight per class and scores the test
+        accuracy.
     test_size : float in (0, 1) or None, default=0.2
-        Fraction held out for the score curves (stratified for binary
-        tasks); ``None`` fits and scores on all rows.
+        Fraction held out for the score curves (stratified for binary and
+        multi-class tasks); ``None`` fits and scores on all rows.
     random_state : int, default=0
         Seed of the split.
     verbose : int, default=1
@@ -638,9 +641,9 @@ class LearnerComparison(widgets.VBox):
             raise ValueError(f"none of the learners {list(learners)} is available; "
                              f"registered learners are {sorted(LEARNERS)}.")
         y = pd.Series(np.asarray(y), name=getattr(y, "name", None))
-        task = task or ("binary" if y.nunique() == 2 else "regression")
-        if task not in ("binary", "regression", "poisson"):
-            raise ValueError(f"task must be 'binary', 'regression' or 'poisson'; got {task!r}.")
+        task = task or _comparison_task(y)
+        if task not in ("binary", "multiclass", "regression", "poisson"):
+            raise ValueError(f"task must be 'binary', 'multiclass', 'regression' or 'poisson'; got {task!r}.")
         self.task = task
         self.X_train, self.X_test, self.y_train, self.y_test = _split(X, y, task, test_size, random_state)
         self.notes = [f"{name}: not available yet" for name in missing]
@@ -662,7 +665,7 @@ class LearnerComparison(widgets.VBox):
             for name in available:
                 self.progress.description = name
                 bar.set_postfix_str(f"fitting {name}")
-                if task == "binary":
+                if task in ("binary", "multiclass"):
                     estimator = RuleBoostingClassifier(n_rules=n_rules, learner=name, verbose=verbose,
                                                        **params)
                 else:
@@ -716,13 +719,18 @@ class LearnerComparison(widgets.VBox):
         DataFrame
             Index ``learner``; columns ``rule``, ``weight`` and ``training
             loss`` (from each ``history_``, i.e. after that round) and
-            ``test <metric>`` (of the model after that round).
+            ``test <metric>`` (of the model after that round). With several
+            outputs (classes), ``weight`` is the text of the rule's weights,
+            one per class in the order of ``classes_``.
         """
         row = self.rules.loc[t]
         frame = pd.DataFrame({"rule": row.drop("differ")}).rename_axis("learner")
+        weights = [model.history_["weight"].get(t, np.nan) for model in self.models.values()]
+        if any(isinstance(w, (tuple, list)) for w in weights):  # a head: its weights as text
+            weights = [_weights_text(w) if isinstance(w, (tuple, list)) else "" for w in weights]
+        frame["weight"] = weights
         for name, model in self.models.items():
             history = model.history_
-            frame.loc[name, "weight"] = history["weight"].get(t, np.nan)
             frame.loc[name, "training loss"] = history["train_loss"].get(t, np.nan)
         frame[f"test {self.metric}"] = self.scores.loc[t] if t in self.scores.index else np.nan
         return frame
@@ -772,12 +780,20 @@ def _notes_html(notes):
     return "".join(f"<p class=\"rb-note\">{html.escape(note)}</p>" for note in notes)
 
 
+def _comparison_task(y):
+    """The task of a column ``y``: two values binary, more classes if they are not numbers."""
+    if y.nunique() == 2:
+        return "binary"
+    numeric = pd.api.types.is_numeric_dtype(pd.Series(y.tolist()).infer_objects())
+    return "regression" if numeric else "multiclass"
+
+
 def _split(X, y, task, test_size, random_state):
     if test_size is None:
         return X, y, X, y
     from sklearn.model_selection import train_test_split
 
-    stratify = y if task == "binary" else None
+    stratify = y if task in ("binary", "multiclass") else None
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=test_size, random_state=random_state, stratify=stratify)
     return X_train, X_test, y_train, y_test

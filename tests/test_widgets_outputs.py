@@ -100,3 +100,24 @@ def test_the_explorer_of_a_multi_label_model_scores_micro_f1():
     np.testing.assert_allclose(explorer.score_table["test micro-F1"], expected, rtol=1e-12)
     explorer.round = 0
     assert "The intercept only" in explorer.rule_html.value
+
+
+def test_learner_comparison_of_classes():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    y = pd.Series(np.array(["setosa", "versicolor", "virginica"], dtype=object)[y.to_numpy()])
+    comparison = rw.LearnerComparison(X, y, learners=["greedy"], n_rules=3, verbose=0)
+    assert comparison.task == "multiclass" and comparison.metric == "accuracy"
+    model = comparison.models["greedy"]
+    stages = list(model.staged_ensembles())
+    classes = np.array(model.classes_, dtype=object)
+    expected = [accuracy_score(comparison.y_test, classes[s.decision_function(comparison.X_test).argmax(axis=1)])
+                for s in stages]
+    np.testing.assert_allclose(comparison.scores["greedy"], expected, rtol=1e-12)
+    # Stratified: each class keeps its share in the test rows.
+    assert comparison.y_test.value_counts().tolist() == [10, 10, 10]
+    frame = comparison.round_frame(2)
+    assert frame.loc["greedy", "weight"] == " ".join(
+        rw.format_weight(w, 4) for w in model.ensemble_.rules[1].weight)
+    numeric = rw.LearnerComparison(X, y.map({"setosa": 0, "versicolor": 1, "virginica": 2}),
+                                   learners=["greedy"], n_rules=1, verbose=0)
+    assert numeric.task == "regression"  # numbers: a task= says they are classes
