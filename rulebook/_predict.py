@@ -84,31 +84,6 @@ def reads_by_name(ensemble, X):
         f"model's rules use (they use {_labels(used)}); X has columns {_labels(X.columns)}.")
 
 
-def check_single_output(model, what):
-    """Refuse a model of several outputs in a view that shows one.
-
-    Parameters
-    ----------
-    model : RuleEnsemble or fitted estimator (its ``ensemble_``)
-    what : str
-        The view, named in the message (e.g. ``"explain"``).
-
-    Raises
-    ------
-    NotImplementedError
-        If the model has several outputs (a multi-class model): the view
-        would show one raw score where there is one per class.
-    """
-    ensemble = getattr(model, "ensemble_", model)
-    outputs = getattr(ensemble, "outputs", None)
-    if outputs is not None:
-        raise NotImplementedError(
-            f"{what} shows models of one output; this one has {len(outputs)} (a multi-class, "
-            f"multi-label or multi-output model), which {what} cannot show yet. Its rules with a "
-            "weight per output are in print(ensemble), ensemble.to_frame() and the HTML repr; "
-            "its predictions in predict (predict_proba) and staged_predict.")
-
-
 def used_columns(ensemble):
     """The columns the rules and linear terms read, in order of first use."""
     return list(dict.fromkeys([p.feature for rule in ensemble.rules for p in rule.query]
