@@ -27,6 +27,8 @@ thread writing its own feature's slot, as in :mod:`._search_kernels`):
 * ``build_channel_histograms``: per feature and bin, the channel sums;
 * ``scan_all``: from them, the objective of *every* proposition of every
   feature in one prefix/suffix pass (``O(d B K)`` for ``B`` bins);
+* ``scan_outputs``: ``scan_all`` for the objective of several outputs
+  (:mod:`rulebook.orthogonal_outputs`), one gradient channel per output;
 * ``prefix_values``: Algorithm 3, the objective of every prefix of an
   ordered row selection in ``O(m K)``;
 * ``distinct_rows``: the classes of bit-for-bit equal rows (the basis
@@ -171,6 +173,74 @@ def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilo
                                                              epsilon)
 
 
+def _output_value(sums, m, single_head, epsilon):
+    """The orthogonal objective of a head of ``m`` outputs from channel sums
+    ``[G_1 .. G_m, C, N, U_1 .. U_K]`` (:mod:`rulebook.orthogonal_outputs`):
+    the norm (complete head) or the largest (single-output head) of the
+    outputs' ``|G_k| / (||q_perp|| + epsilon)``."""
+    parallel_sq = 0.0
+    for k in range(m + 2, sums.shape[0]):
+        parallel_sq += sums[k] * sums[k]
+    c_sum = sums[m]
+    if c_sum <= 0.0:
+        return 0.0
+    perp_sq = c_sum - parallel_sq
+    if perp_sq <= REDUNDANT * c_sum:
+        return 0.0
+    top = 0.0
+    for k in range(m):
+        if single_head:
+            top = max(top, abs(sums[k]))
+        else:
+            top += sums[k] * sums[k]
+    if not single_head:
+        top = np.sqrt(top)
+    return top / (np.sqrt(perp_sq) + epsilon)
+
+
+def _scan_outputs(hist, n_bins, is_nominal, first, m, single_head, epsilon, max_count, out):
+    # _scan_all for the objective of m outputs: hist (d, B, m + 2 + K) with
+    # channels [G_1 .. G_m, C, N, U_1 .. U_K]; first: features before it
+    # are skipped; out (d, 2 * B) as there (the same enumeration of
+    # propositions, -inf where there is none or it is not a strict,
+    # non-empty sub-extent; rows before first left as they are).
+    n_features, _, n_channels = hist.shape
+    count = m + 1
+    for j in prange(first, n_features):
+        for p in range(out.shape[1]):
+            out[j, p] = -np.inf
+        nb = n_bins[j]
+        acc = np.zeros(n_channels)
+        if is_nominal[j]:
+            total = np.zeros(n_channels)
+            for k in range(nb):
+                for c in range(n_channels):
+                    total[c] += hist[j, k, c]
+            for k in range(nb):
+                p = 2 * k if nb > 2 else k
+                if 0.0 < hist[j, k, count] < max_count:
+                    out[j, p] = _output_value(hist[j, k, :], m, single_head, epsilon)
+                if nb > 2:
+                    for c in range(n_channels):
+                        acc[c] = total[c] - hist[j, k, c]
+                    if 0.0 < acc[count] < max_count:
+                        out[j, p + 1] = _output_value(acc, m, single_head, epsilon)
+        else:
+            for k in range(nb - 1):
+                for c in range(n_channels):
+                    acc[c] += hist[j, k, c]
+                if 0.0 < acc[count] < max_count:
+                    out[j, k] = _output_value(acc, m, single_head, epsilon)
+            for c in range(n_channels):
+                acc[c] = 0.0
+            for k in range(nb - 1, 0, -1):
+                for c in range(n_channels):
+                    acc[c] += hist[j, k, c]
+                if 0.0 < acc[count] < max_count:
+                    out[j, (nb - 1) + (nb - 1 - k)] = _output_value(acc, m, single_head,
+                                                                    epsilon)
+
+
 def _prefix_values(W, order, epsilon, out):
     # IN: W (n, K') channels; order (m,) intp, an ordered row selection
     #     sigma; epsilon float
@@ -287,6 +357,9 @@ _value = jit(_value)
 build_channel_histograms_serial = jit(_build_channel_histograms)
 build_channel_histograms_parallel = jit_parallel(_build_channel_histograms)
 build_all_channel_histograms = jit_parallel(_build_all_channel_histograms)
+_output_value = jit(_output_value)
+scan_outputs_serial = jit(_scan_outputs)
+scan_outputs_parallel = jit_parallel(_scan_outputs)
 scan_all_serial = jit(_scan_all)
 scan_all_parallel = jit_parallel(_scan_all)
 prefix_values = jit(_prefix_values)
