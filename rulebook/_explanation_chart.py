@@ -9,6 +9,7 @@ charts do and can be chained; :func:`explanation_data` is the tidy frame
 behind it. Both are re-exported by :mod:`rulebook.charts`.
 """
 
+import numpy as np
 import pandas as pd
 
 from ._canonical import escape_unsafe
@@ -69,7 +70,8 @@ def explanation_data(model, X, row=0, *, all_rules=False, output=None):
         The row's lines of :func:`rulebook.explanations.explain` (columns
         ``row``, (``output``,) ``kind``, ``rule``, ``condition``, ``applies``,
         ``weight``, ``contribution``, ``cumulative``, ``prediction``), and
-        ``order`` (int64, top to bottom), ``label`` (str: ``"intercept"``,
+        ``order`` (int64, top to bottom; with several outputs the line's
+        place among all outputs' lines, so that their panels share rows), ``label`` (str: ``"intercept"``,
         ``"rank. condition"`` wrapped between conditions with ``"\\n"``,
         ``"+w * (clip(x, lower, upper) - centre)"`` for a linear term,
         ``"raw score"``), ``start`` and ``end`` (float64, the bar's ends on
@@ -101,7 +103,14 @@ def explanation_data(model, X, row=0, *, all_rules=False, output=None):
         return _bars(ensemble, data)
     # Each output's waterfall starts from its own intercept.
     parts = [_bars(ensemble, lines) for _, lines in data.groupby("output", sort=False)]
-    return pd.concat(parts, ignore_index=True)
+    data = pd.concat(parts, ignore_index=True)
+    # The panels share their rows: a line's place among every output's lines
+    # (intercept, rules by rank, terms, total), not within its own waterfall.
+    n_rules = len(ensemble.rules)
+    rank = data["rule"].fillna(0).to_numpy(dtype=np.int64)
+    place = np.select([data["kind"] == "rule", data["kind"] == "term", data["kind"] == "total"],
+                      [rank, n_rules + rank, n_rules + len(ensemble.terms) + 1], 0)
+    return data.assign(order=place.astype(np.int64))
 
 
 def _bars(ensemble, data):
@@ -184,6 +193,9 @@ def explanation_chart(model, X, row=0, *, all_rules=False, output=None):
                   f"{format_number(float(data['prediction'].iloc[-1]))}")
     if "output" in data:  # output labels are data: shown as text, escaped as the rules print
         data = data.assign(output=[escape_unsafe(str(o)) for o in data["output"]])
+    # No condition (intercept, total) as "", not None: pandas may hold it as
+    # NaN, which the chart's JSON (to_json, save) cannot carry.
+    data = data.assign(condition=[c if isinstance(c, str) else "" for c in data["condition"]])
     chart = _chart(data).mark_bar().encode(
         y=alt.Y("label:N", title=None, sort=alt.EncodingSortField("order", order="ascending"), axis=axis),
         x=alt.X("start:Q", title="raw score"),

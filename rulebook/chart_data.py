@@ -633,7 +633,7 @@ def rule_weights_data(model, *, output=None):
 
         With several outputs, a weight row per rule and output shown (then
         the coverage row), and two more columns: ``output`` (str, the
-        output's label as it prints; None on coverage rows) and ``panel``
+        output's label as it prints; ``""`` on coverage rows) and ``panel``
         (str, the weight's column in ``to_frame()``, ``"weight[label]"``,
         or ``"coverage"``); a weight of 0 (a single-output head of another
         output) is of kind ``"no weight"``.
@@ -676,8 +676,8 @@ def _output_of(ensemble, k, columns):
     """The ``output`` and ``panel`` columns of output ``k`` (None: coverage); none for one output."""
     if ensemble.outputs is None:
         return {}
-    if k is None:
-        return {"output": None, "panel": "coverage"}
+    if k is None:  # "", not None: a missing value would reach the chart's JSON as NaN
+        return {"output": "", "panel": "coverage"}
     return {"output": escape_unsafe(str(ensemble.outputs[k])), "panel": columns[k]}
 
 

@@ -213,3 +213,16 @@ def test_one_output_charts_are_unchanged():
     assert "output" not in charts.coverage_data(ensemble, pd.DataFrame({"a": [0.0, 2.0]}))
     with pytest.raises(ValueError, match="the model has one output"):
         charts.rule_weights_chart(ensemble, output="x")
+
+
+@pytest.mark.parametrize("kind, head", [("classes", "single"), ("labels", "complete"), ("targets", "single")])
+def test_every_chart_of_several_outputs_is_valid_json(kind, head):
+    """Vega-Lite reads JSON: a NaN in the data (pandas' missing value) would not parse."""
+    import json
+
+    model, X, y = _fitted(kind, head)
+    built = [charts.rule_weights_chart(model), charts.coverage_heatmap(model, X.iloc[:30]),
+             charts.score_curve(model, X, y), charts.risk_complexity(model, X, y),
+             charts.explanation_chart(model, X, 3)]
+    for chart in built:
+        json.loads(chart.to_json(), parse_constant=lambda name: pytest.fail(f"{name} in the spec"))

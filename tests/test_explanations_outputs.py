@@ -219,7 +219,7 @@ def test_local_importances_of_one_output_follow_the_paper():
 
 
 def test_the_explanation_chart_of_several_outputs_has_a_panel_each():
-    model, X = _fitted("classes")
+    model, X = _fitted("classes", "single")
     spec = explanation_chart(model, X, 100).to_dict()
     assert spec["encoding"]["column"]["field"] == "output"
     assert spec["resolve"]["scale"]["x"] == "independent"
@@ -232,5 +232,9 @@ def test_the_explanation_chart_of_several_outputs_has_a_panel_each():
         steps = lines[lines["kind"] == "rule"]
         before = lines["end"].shift(1)[steps.index]
         np.testing.assert_array_equal(steps["start"], before)
+    # The panels share their rows: a line has one place whatever the output, the total last.
+    assert (data.groupby("label")["order"].nunique() == 1).all()
+    assert (data.loc[data["kind"] == "total", "order"] == data["order"].max()).all()
+    assert (data.loc[data["kind"] == "intercept", "order"] == 0).all()
     one = explanation_chart(model, X, 100, output="virginica").to_dict()
     assert "column" not in one["encoding"] and "virginica" in one["title"]
