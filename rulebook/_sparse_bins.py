@@ -113,13 +113,14 @@ def bin_sparse(X, sample_weight, max_bins, cut_points, readable, weighted_cuts):
     active = sample_weight > 0
     weights = sample_weight[active]
     uniform = not len(weights) or bool(np.all(weights == weights[0]))
+    n_active = len(weights)
     found = {}
     for j in range(d):
         if f"x{j}" in cut_points:
             continue
         rows, values = _column(X, j)
-        found[j] = _column_cuts(rows, values, sample_weight, active, uniform, max_bins,
-                                weighted_cuts)
+        found[j] = _column_cuts(rows, values, sample_weight, active, n_active, uniform,
+                                max_bins, weighted_cuts)
     chosen = readable(found)
     thresholds = [cut_points.get(f"x{j}", chosen.get(j)) for j in range(d)]
     return thresholds, _codes(X, thresholds)
@@ -133,7 +134,8 @@ def _column(X, j):
     return rows[stored], values[stored]
 
 
-def _column_cuts(rows, values, sample_weight, active, uniform, max_bins, weighted_cuts):
+def _column_cuts(rows, values, sample_weight, active, n_active, uniform, max_bins,
+                 weighted_cuts):
     """:func:`rulebook.binning._equal_frequency_cuts` of the dense column, from its entries.
 
     The zeros are counted (equal weights: their number) or, with unequal
@@ -143,7 +145,7 @@ def _column_cuts(rows, values, sample_weight, active, uniform, max_bins, weighte
     keep = active[rows] & ~np.isnan(values)
     present, present_rows = values[keep], rows[keep]
     if uniform:
-        n_zero = int(active.sum()) - int(active[rows].sum())
+        n_zero = n_active - int(active[rows].sum())  # the column's entries only
         return _uniform_cuts(present, n_zero, max_bins)
     zero = active.copy()
     zero[rows] = False  # stored non-zero or NaN

@@ -8,6 +8,7 @@ the fit on the dense array (issue 20, item 5; BOOMER Section 3.2).
 
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from rulebook import _sparse_kernels as sk
 from rulebook import _search_kernels as kernels
 from rulebook._validation import as_frame, as_sparse
 from rulebook.binning import Binner
+from rulebook.datasets import load_multi_output
 
 LE, GT, EQ, NE = 0, 1, 2, 3
 
@@ -348,10 +350,17 @@ def test_a_tall_sparse_fit_peaks_far_below_the_dense_codes():
 
 
 # -- bad input ----------------------------------------------------------------
-def test_the_input_matrix_is_not_modified():
-    X = random_sparse(6, explicit_zeros=True, nan=True)
-    X = sparse.coo_matrix(X).tocsr()
-    X.has_sorted_indices = False  # as a caller's matrix may be
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_the_input_matrix_is_not_modified(fmt):
+    X = random_sparse(6, explicit_zeros=True, nan=True).asformat(fmt)
+    # Unsorted indices, as a caller's matrix may hold: canonicalising them in
+    # place would change the caller's arrays.
+    i = int(np.argmax(np.diff(X.indptr)))  # the row (column) of the most entries
+    start, stop = X.indptr[i], X.indptr[i + 1]
+    assert stop - start >= 2
+    X.indices[start:stop] = X.indices[start:stop][::-1].copy()
+    X.data[start:stop] = X.data[start:stop][::-1].copy()
+    X.has_sorted_indices = False
     before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
     y = np.random.default_rng(6).normal(size=80)
     model = RuleBoostingRegressor(n_rules=3, verbose=0).fit(X, y)
@@ -391,3 +400,24 @@ def test_prediction_refuses_infinite_sparse_values_and_a_nominal_model():
     nominal = RuleBoostingRegressor(n_rules=2, verbose=0).fit(frame, np.arange(80.0))
     with pytest.raises(ValueError, match="nominal columns"):
         nominal.predict(sparse.csr_matrix(np.ones((3, 2))))
+
+
+# -- the enron loader -------------------------------------------------------------
+PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "multi_output"
+
+
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason="the published files are not in this checkout")
+@pytest.mark.parametrize("name", ["enron", "yeast"])
+def test_load_multi_output_sparse_returns_the_dense_frames_values_as_csr(name):
+    if name == "enron":
+        pytest.importorskip("arff", reason="liac-arff reads sparse ARFF")
+    X, Y = load_multi_output(name, data_home=PUBLISHED, sparse=True)
+    X_dense, Y_dense = load_multi_output(name, data_home=PUBLISHED)
+    assert sparse.isspmatrix_csr(X) and X.dtype == np.float64
+    np.testing.assert_array_equal(X.toarray(), X_dense.to_numpy())
+    pd.testing.assert_frame_equal(Y, Y_dense)
+
+
+def test_load_multi_output_sparse_refuses_a_dense_dataset_by_name():
+    with pytest.raises(ValueError, match="sparse=True is for the datasets stored sparse"):
+        load_multi_output("emotions", sparse=True)
