@@ -883,7 +883,8 @@ class OrthogonalRounds(LearnerRounds):
         channels = OutputChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
         channels.transient = True
         if learner.strategy == "branch_and_bound":
-            result = output_branch_and_bound(channels, learner.max_nodes)
+            result = output_branch_and_bound(channels, learner.max_nodes, learner.bound,
+                                             learner.memory_limit)
         else:
             result = learner.search_channels(channels)
         if not result.value > _FALLBACK_TOLERANCE * np.abs(problem.g).sum():

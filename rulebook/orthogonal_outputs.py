@@ -173,7 +173,7 @@ class OutputChannelProblem:
         return int(j), int(op), int(bin_)
 
 
-def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy"):
+def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memory_limit=None):
     """Best-first branch and bound over conjunctions, for several outputs.
 
     The single-output search's design (:func:`rulebook.orthogonal.branch_and_bound`,
@@ -201,12 +201,17 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy"):
         Most node expansions (None: no limit).
     bound : {"prefix_greedy", "none"}, default="prefix_greedy"
         ``"none"`` prunes nothing: exhaustive, exact, exponential.
+    memory_limit : float > 0 or None
+        Most mebibytes of the expanded nodes' refinements (their indices
+        and values, 16 bytes each, and their rows): the search stops, as at
+        ``max_nodes``, once they pass it.
 
     Returns
     -------
     rulebook.search.SearchResult
         ``stats``: ``n_nodes`` (expansions), ``n_pruned``,
-        ``budget_exhausted``.
+        ``budget_exhausted`` (``max_nodes`` or ``memory_limit`` stopped the
+        search), ``memory_exhausted``.
     """
     import heapq
 
@@ -222,6 +227,7 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy"):
     queue = [(-np.inf, 0, _Node((), rows))]
     seen, count, n_nodes, n_pruned = set(), 1, 0, 0
     scratch = []  # one histogram array, reused by every expansion
+    held, most = 0, np.inf if memory_limit is None else memory_limit * 2**20
     while queue:
         negative, _, node = heapq.heappop(queue)
         if not -negative > best[0]:
@@ -236,7 +242,7 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy"):
                 heapq.heappush(queue, (negative, count, child))
                 count += 1
             continue
-        if max_nodes is not None and n_nodes >= max_nodes:
+        if (max_nodes is not None and n_nodes >= max_nodes) or held > most:
             queue.append((negative, 0, node))  # left unexpanded: the budget stopped it
             break
         node_bound = bound(node.rows)
@@ -246,11 +252,14 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy"):
         n_nodes += 1
         expanded = _expand(problem, node, limit, scratch)
         if expanded is not None:
+            held += 16 * (len(expanded.order) + len(expanded.rest[0])) + expanded.rows.nbytes
             heapq.heappush(queue, (-node_bound, count, expanded))
             count += 1
-    exhausted = bool(queue) and max_nodes is not None and n_nodes >= max_nodes
+    memory = bool(queue) and held > most
+    exhausted = bool(queue) and (memory or (max_nodes is not None and n_nodes >= max_nodes))
     return SearchResult(best[1], best[0], best[2],
-                        {"n_nodes": n_nodes, "n_pruned": n_pruned, "budget_exhausted": exhausted})
+                        {"n_nodes": n_nodes, "n_pruned": n_pruned, "budget_exhausted": exhausted,
+                         "memory_exhausted": memory})
 
 
 @dataclass

@@ -222,3 +222,21 @@ def test_the_heuristic_bound_and_a_budget_return_a_query_of_its_value(case, max_
             "single_head")}, "max_rule_length": 1}), basis, EPSILON))
     if len(first.conditions) <= 1:
         assert result.value >= first.value - 1e-9
+
+
+def test_a_memory_limit_stops_the_search_with_the_best_query_so_far():
+    rng = np.random.default_rng(3)
+    n, d, m = 300, 6, 3
+    X = np.asfortranarray(rng.integers(0, 40, (n, d)).astype(np.uint16))
+    problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 40), is_nominal=np.zeros(d, bool),
+                                 g=rng.normal(size=(n, m)), h=np.ones((n, m)), c=np.ones(n),
+                                 rows=np.arange(n), reg_lambda=1.0, objective=2,
+                                 max_rule_length=3)
+    basis = OrthogonalBasis(problem.c, 0)
+    channels = OutputChannelProblem.orthogonal(problem, basis, EPSILON)
+    free = output_branch_and_bound(channels, max_nodes=50)
+    capped = output_branch_and_bound(channels, max_nodes=50, memory_limit=1e-3)
+    assert capped.stats["memory_exhausted"] and capped.stats["budget_exhausted"]
+    assert not free.stats["memory_exhausted"]
+    assert 1 <= capped.stats["n_nodes"] < free.stats["n_nodes"]
+    assert capped.value == pytest.approx(direct_value(problem, basis, capped.rows), rel=1e-9)
