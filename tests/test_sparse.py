@@ -146,15 +146,18 @@ def test_sparse_histograms_match_naive_histograms_of_the_dense_codes(seed, n_out
 
 
 def test_a_zero_bin_without_zero_rows_is_exactly_the_stored_entries():
-    X = sparse.csr_matrix(np.array([[1.0, 0.0], [2.0, 0.0], [3.0, 5.0]]))
+    # Rows in the opposite order of their bins: the total (0.1 + 0.2 + 0.3 in
+    # row order) and the bins' sum (0.3 + 0.2 + 0.1) differ in the last bit.
+    X = sparse.csr_matrix(np.array([[3.0, 0.0], [2.0, 0.0], [1.0, 5.0]]))
     bins = Binner(8).fit_transform(as_sparse(X), np.ones(3))
     n_bins = np.array([3, 2])
-    g, h = np.array([[0.1], [0.2], [0.7]]), np.ones((3, 1))
+    g, h = np.array([[0.1], [0.2], [0.3]]), np.ones((3, 1))
+    assert 0.1 + 0.2 + 0.3 != 0.3 + 0.2 + 0.1
     hist = np.empty((2, 4, 4))
     sk.build_histograms_sparse(bins.indptr, bins.columns, bins.codes, bins.zero_bin, n_bins,
                                np.arange(3), g, h, np.ones(3), hist)
     # Column 0 stores every row: its bins are direct sums, bit for bit.
-    assert hist[0, :3, 0].tolist() == [0.1, 0.2, 0.7]
+    assert hist[0, :3, 0].tolist() == [0.3, 0.2, 0.1]
 
 
 @pytest.mark.parametrize("seed", range(8))
