@@ -47,13 +47,19 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import clone, is_classifier
-from sklearn.metrics import accuracy_score, f1_score, mean_poisson_deviance, r2_score, roc_auc_score
+from sklearn.metrics import (
+    accuracy_score,
+    f1_score,
+    mean_poisson_deviance,
+    r2_score,
+    roc_auc_score,
+)
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
 from .losses import OutputWiseLoss, get_loss
 
-__all__ = ["compare_learners", "area_under_rules_curve", "area_under_complexity_curve", "rules_curve"]
+__all__ = ["area_under_complexity_curve", "area_under_rules_curve", "compare_learners", "rules_curve"]
 
 _METRICS = {"binary": "roc_auc", "regression": "r2", "poisson": "poisson_deviance",
             "multiclass": "accuracy", "multilabel": "micro_f1", "multioutput": "mean_r2"}
@@ -208,8 +214,8 @@ def compare_learners(X, y, learners, *, task=None, n_splits=5, test_size=0.2, ma
             for split, (train, test) in enumerate(splitter.split(np.zeros((len(y_array), 1)),
                                                                  y_array))
             for name, learner in learners.items()]
-    options = dict(task=task, max_rules=max_rules, return_train_score=return_train_score,
-                   return_risk=return_risk, history_columns=history_columns)
+    options = {"task": task, "max_rules": max_rules, "return_train_score": return_train_score,
+               "return_risk": return_risk, "history_columns": history_columns}
     rows = []
     for fit_rows in Parallel(n_jobs=n_jobs)(
             delayed(_scored_fit)(name, _configure(clone(learner), max_rules, int(seeds[split])),

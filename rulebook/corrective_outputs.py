@@ -43,7 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from .corrective import _ARMIJO, _QUADRATIC, _line_search, _newton_step, corrective_weights
+from .corrective import (
+    _QUADRATIC,
+    _line_search,
+    _newton_step,
+    corrective_weights,
+)
 from .losses import OutputWiseLoss
 
 __all__ = ["CorrectiveOutputsFit", "corrective_weights_outputs"]

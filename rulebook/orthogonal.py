@@ -43,10 +43,10 @@ import numpy as np
 
 from . import _orthogonal_bnb_kernels as bnb_kernels
 from . import _orthogonal_kernels as kernels
+from . import greedy
 from ._config import PARALLEL_MIN_WORK
 from ._precompile import prepare as prepare_kernels
 from .objectives import OBJECTIVES
-from . import greedy
 from .orthogonal_outputs import OutputChannelProblem, output_branch_and_bound
 from .search import LearnerRounds, MultiOutputProblem, SearchResult, _every_row
 from .shortening import shortened

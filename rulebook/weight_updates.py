@@ -142,7 +142,6 @@ class CorrectiveUpdate(_Update):
         return fit.intercept, rules, fit.intercept + Q @ fit.weights, {
             "refit_iterations": fit.n_iter}
 
-
     def _add_outputs(self, rows, rule, rules, intercept, g, h):
         """:meth:`add` with several outputs (``g`` of shape (n, K)): every
         intercept and weight re-fitted (:mod:`rulebook.corrective_outputs`).

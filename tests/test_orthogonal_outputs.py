@@ -14,7 +14,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rulebook._orthogonal_kernels import REDUNDANT
-from rulebook.orthogonal import ChannelProblem, OrthogonalBasis, beam_search, greedy_search
+from rulebook.orthogonal import (
+    ChannelProblem,
+    OrthogonalBasis,
+    beam_search,
+    greedy_search,
+)
 from rulebook.orthogonal_outputs import OutputChannelProblem, output_branch_and_bound
 from rulebook.search import MultiOutputProblem, SearchProblem
 
