@@ -118,28 +118,18 @@ def test_orthogonal_rounds_start_with_the_base_columns_in_the_basis():
 # -- the estimators' include_linear --------------------------------------------
 
 
-def _expected_failures(estimator):
-    # scikit-learn's 15-row sample-weight check: on its data the greedy
-    # classifier's second rule is a tie between `x1 <= 0.9` and `x5 > 0.2`,
-    # whose extents are equal on the rows of positive weight and differ on
-    # rows of weight 0. Weighted sums and repeated rows round differently,
-    # so the two fits break the tie differently (objective 0.001191 both)
-    # and predict differently on the weight-0 rows. Seen from 2026-11-26
-    # with scikit-learn 1.9.1 and numpy 2.4.6, at this session's start
-    # commit too; a tie, not a weighting error (the regressor, Poisson and
-    # orthogonal fits pass the same check).
-    if isinstance(estimator, RuleBoostingClassifier) and estimator.learner == "greedy":
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "a tie between extents equal on the weighted rows, broken by rounding"}
-    return {}
-
-
+# scikit-learn's 15-row sample-weight check once failed for the greedy
+# classifier: its second rule is a tie between `x1 <= 0.9` and `x5 > 0.2`,
+# extents equal on the rows of positive weight, whose objectives weighted
+# sums and repeated rows rounded differently. Greedy ties within 1e-12
+# (relative) now go to the lowest feature (rulebook.greedy._first_best), so
+# both fits choose the same rule and the check passes.
 @parametrize_with_checks([
     RuleBoostingRegressor(n_rules=4, include_linear=True),
     RuleBoostingRegressor(n_rules=3, loss="poisson", include_linear=True),
     RuleBoostingClassifier(n_rules=4, include_linear=True),
     RuleBoostingClassifier(n_rules=3, learner="orthogonal", include_linear=True),
-], expected_failed_checks=_expected_failures)
+])
 def test_sklearn_compatible_with_linear_terms(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
