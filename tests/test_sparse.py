@@ -424,3 +424,15 @@ def test_load_multi_output_sparse_returns_the_dense_frames_values_as_csr(name):
 def test_load_multi_output_sparse_refuses_a_dense_dataset_by_name():
     with pytest.raises(ValueError, match="sparse=True is for the datasets stored sparse"):
         load_multi_output("emotions", sparse=True)
+
+
+def test_a_model_fitted_on_sparse_x_round_trips_through_json_and_pickle():
+    import pickle
+
+    from rulebook import load_model
+
+    X = random_sparse(8, n=120)
+    y = np.random.default_rng(8).integers(0, 3, 120)
+    model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y)
+    for loaded in (load_model(model.to_json()), pickle.loads(pickle.dumps(model))):
+        np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
