@@ -65,7 +65,9 @@ def compare(sparse_model, dense_model, X_sparse, X_dense):
     """``(same rules, largest weight difference, equal predictions)``."""
     a, b = sparse_model.ensemble_, dense_model.ensemble_
     same = [str(r.query) for r in a.rules] == [str(r.query) for r in b.rules]
-    weights = lambda e: np.array([r.weight for r in e.rules], dtype=float)  # noqa: E731
+    def weights(e):
+        return np.array([r.weight for r in e.rules], dtype=float)
+
     gap = float(np.abs(weights(a) - weights(b)).max()) if same and len(a.rules) else np.nan
     equal = np.array_equal(sparse_model.predict_proba(X_sparse),
                            dense_model.predict_proba(X_dense))

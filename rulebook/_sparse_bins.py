@@ -109,7 +109,7 @@ def bin_sparse(X, sample_weight, max_bins, cut_points, readable, weighted_cuts):
         Per column.
     bins : SparseBins
     """
-    n, d = X.shape
+    d = X.shape[1]
     active = sample_weight > 0
     weights = sample_weight[active]
     uniform = not len(weights) or bool(np.all(weights == weights[0]))

@@ -16,8 +16,8 @@ import numpy as np
 from . import _multi_output_kernels as multi_kernels
 from . import _search_kernels as kernels
 from . import _sparse_kernels as sparse_kernels
-from ._sparse_bins import SparseBins
 from ._config import PARALLEL_MIN_WORK
+from ._sparse_bins import SparseBins
 from .objectives import _objective
 
 

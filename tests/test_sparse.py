@@ -17,8 +17,8 @@ from scipy import sparse
 
 import naive
 from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
-from rulebook import _sparse_kernels as sk
 from rulebook import _search_kernels as kernels
+from rulebook import _sparse_kernels as sk
 from rulebook._validation import as_frame, as_sparse
 from rulebook.binning import Binner
 from rulebook.datasets import load_multi_output
@@ -162,7 +162,7 @@ def test_a_zero_bin_without_zero_rows_is_exactly_the_stored_entries():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_sparse_split_and_code_lookup_match_the_dense_codes(seed):
-    bins, dense, n_bins, g, h, c, rows = _problem(seed)
+    bins, dense, n_bins, _, _, _, rows = _problem(seed)
     for r in range(0, len(dense), 7):
         for f in range(dense.shape[1]):
             assert sk._code_at(bins.indptr, bins.columns, bins.codes, bins.zero_bin, r, f) == dense[r, f]
@@ -178,7 +178,7 @@ def test_sparse_split_and_code_lookup_match_the_dense_codes(seed):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_count_codes_matches_bincount_of_the_dense_codes(seed):
-    bins, dense, n_bins, g, h, c, rows = _problem(seed)
+    bins, dense, n_bins, _, _, _, rows = _problem(seed)
     counts = np.empty((dense.shape[1], n_bins.max() + 1), np.int64)
     sk._count_codes(bins.indptr, bins.columns, bins.codes, bins.zero_bin, rows, len(rows), counts)
     for f in range(dense.shape[1]):
@@ -189,7 +189,7 @@ def test_count_codes_matches_bincount_of_the_dense_codes(seed):
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("max_chosen", [1, 3])
 def test_sparse_greedy_cover_and_redundant_equal_the_dense_kernels(seed, max_chosen):
-    bins, dense, n_bins, g, h, c, rows = _problem(seed)
+    bins, dense, n_bins, *_ = _problem(seed)
     root = np.arange(len(dense), dtype=np.intp)
     conditions = naive.candidates(n_bins, np.zeros(len(n_bins), bool))
     feature, op, bin_ = (np.array(a, np.int64) for a in zip(*conditions))
@@ -287,7 +287,7 @@ def test_single_output_heads_on_sparse_x_equal_the_dense_fit(kind):
 def test_other_learners_fit_the_dense_codes_of_sparse_x(learner):
     rng = np.random.default_rng(1)
     X = random_sparse(1, n=120, d=5)
-    make, params, y = _targets("squared", rng, X)
+    make, _, y = _targets("squared", rng, X)
     a, b = _fit_both(make, X, y, n_rules=4, verbose=0, learner=learner, max_bins=8)
     assert [str(r) for r in a.ensemble_.rules] == [str(r) for r in b.ensemble_.rules]
     np.testing.assert_array_equal(a.predict(X), b.predict(X.toarray()))
