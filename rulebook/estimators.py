@@ -375,7 +375,9 @@ class _RuleBoosting(_Explained, _Staged, BaseEstimator):
             Held-out data for a test-score column and chart.
         **kwargs
             Passed to :class:`rulebook.widgets.BoostingExplorer`
-            (``round=``, ``offline=``).
+            (``round=``, ``offline=``, ``metric=``: the test score's
+            metric, by default the target kind's, e.g. accuracy for
+            several classes).
 
         Returns
         -------
