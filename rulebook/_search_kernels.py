@@ -24,7 +24,7 @@ Channels of the histogram array ``hist[j, bin, channel]``.
 import numpy as np
 from numba import prange
 
-from ._config import jit, jit_helper, jit_parallel
+from ._config import jit, jit_helper, jit_inline, jit_parallel
 from .objectives import _objective
 
 G, H, C, N = 0, 1, 2, 3
@@ -222,16 +222,20 @@ def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, can
                 counts[f, column[r]] += 1
     # Implied: no row of the extent is in a bin the proposition excludes.
     # Only the features of implied candidates are counted from here on.
+    # Each candidate's count from its feature's prefix sums over the bins
+    # (_count_satisfying): O(1) a candidate rather than a pass over its
+    # feature's bins (the shortening of a 255-bin table was a fifth of a
+    # multi-output fit). The same integers, so the same choices.
+    prefix = np.zeros((n_features, width), np.int64)
+    _prefix_counts(counts, n_bins, used, prefix)
     implied = np.zeros(candidates.shape[0], np.bool_)
     counted = np.zeros(n_features, np.bool_)
+    n_extent = extent.shape[0]
     for i in range(candidates.shape[0]):
         p = candidates[i]
         f = feature[p]
-        implied[i] = True
-        for b in range(n_bins[f] + 1):
-            if counts[f, b] > 0 and not _satisfies(np.uint16(b), op[p], bin_[p], n_bins[f]):
-                implied[i] = False
-                break
+        # Implied: the proposition holds on every row of the extent.
+        implied[i] = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f]) == n_extent
         if implied[i]:
             counted[f] = True
     # The rows outside the extent are listed only when a step needs them:
@@ -260,15 +264,13 @@ def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, can
                         counts[f, b] = 0
                     for j in range(n_out):
                         counts[f, column[outside[j]]] += 1
+        _prefix_counts(counts, n_bins, counted, prefix)
         best, best_count = -1, n_out + 1
         for i in range(candidates.shape[0]):
             if implied[i]:
                 p = candidates[i]
                 f = feature[p]
-                count = 0
-                for b in range(n_bins[f] + 1):
-                    if _satisfies(np.uint16(b), op[p], bin_[p], n_bins[f]):
-                        count += counts[f, b]
+                count = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
                 if count < best_count:
                     best, best_count = p, count
         if best < 0:
@@ -281,6 +283,41 @@ def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, can
         else:
             n_out = best_count  # the outside rows that satisfy it; listed when needed
     return k if n_out == 0 else -1
+
+
+def _prefix_counts(counts, n_bins, features, prefix):
+    # IN: counts (d, W) int64 per-bin counts; features (d,) bool: which to do
+    # OUT: prefix[f, b] = counts[f, 0] + ... + counts[f, b], b <= n_bins[f]
+    #      (the missing bin last), for the features marked.
+    for f in range(counts.shape[0]):
+        if features[f]:
+            total = 0
+            for b in range(n_bins[f] + 1):
+                total += counts[f, b]
+                prefix[f, b] = total
+
+
+def _count_satisfying(counts, prefix, f, op, bin_index, missing_bin):
+    # The rows counted in counts[f] (prefix from _prefix_counts) whose bin
+    # satisfies (op, bin_index): the sum of counts[f, b] over the bins b
+    # where _satisfies holds, from two prefix sums.
+    k = min(bin_index, missing_bin)
+    return _satisfying(op, bin_index, missing_bin, prefix[f, k], counts[f, k],
+                       prefix[f, missing_bin] - counts[f, missing_bin])
+
+
+def _satisfying(op, bin_index, missing_bin, below, at, present):
+    # _count_satisfying on scalars (a helper without array arguments: no
+    # reference counting per call, 10x faster in the candidates' loop):
+    # below, at: the rows in bins 0..k and in bin k, k = min(bin_index,
+    # missing_bin); present: the rows not in the missing bin.
+    if op == LE:
+        return below
+    if op == GT:
+        return present - below if bin_index < missing_bin else 0
+    if op == EQ:
+        return at if bin_index <= missing_bin else 0
+    return present - (at if bin_index < missing_bin else 0)
 
 
 def _outside_rows(rows, inside, X_binned, feature, op, bin_, n_bins, chosen, k):
@@ -335,5 +372,8 @@ _bounds = jit_helper(_bounds)
 filter_rows = jit(_filter_rows)
 split_rows = jit(_split_rows)
 _outside_rows = jit_helper(_outside_rows)
+_prefix_counts = jit_helper(_prefix_counts)
+_satisfying = jit_helper(_satisfying)
+_count_satisfying = jit_inline(_count_satisfying)
 greedy_cover = jit(_greedy_cover)
 redundant = jit(_redundant)

@@ -30,7 +30,7 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._search_kernels import _satisfies
+from ._search_kernels import _count_satisfying, _prefix_counts, _satisfies
 
 
 def _build_histograms_sparse(indptr, columns, codes, zero_bin, n_bins, rows, g, h, c, hist):
@@ -138,15 +138,16 @@ def _greedy_cover_sparse(indptr, columns, codes, zero_bin, rows, extent, inside,
         width = max(width, n_bins[f] + 1)
     counts = np.zeros((n_features, width), np.int64)
     _count_codes(indptr, columns, codes, zero_bin, extent, extent.shape[0], counts)
+    # Counts per candidate from prefix sums, as in _search_kernels._greedy_cover.
+    every = np.ones(n_features, np.bool_)
+    prefix = np.zeros((n_features, width), np.int64)
+    _prefix_counts(counts, n_bins, every, prefix)
     implied = np.zeros(candidates.shape[0], np.bool_)
     for i in range(candidates.shape[0]):
         p = candidates[i]
         f = feature[p]
-        implied[i] = True
-        for b in range(n_bins[f] + 1):
-            if counts[f, b] > 0 and not _satisfies(np.uint16(b), op[p], bin_[p], n_bins[f]):
-                implied[i] = False
-                break
+        implied[i] = (_count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
+                      == extent.shape[0])
     outside = np.empty(0, rows.dtype)
     n_out = rows.shape[0] - extent.shape[0]
     listed = False
@@ -162,15 +163,13 @@ def _greedy_cover_sparse(indptr, columns, codes, zero_bin, rows, extent, inside,
                                                       inside, feature, op, bin_, n_bins, chosen, k)
                 listed = True
             _count_codes(indptr, columns, codes, zero_bin, outside, n_out, counts)
+        _prefix_counts(counts, n_bins, every, prefix)
         best, best_count = -1, n_out + 1
         for i in range(candidates.shape[0]):
             if implied[i]:
                 p = candidates[i]
                 f = feature[p]
-                total = 0
-                for b in range(n_bins[f] + 1):
-                    if _satisfies(np.uint16(b), op[p], bin_[p], n_bins[f]):
-                        total += counts[f, b]
+                total = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
                 if total < best_count:
                     best, best_count = p, total
         if best < 0:

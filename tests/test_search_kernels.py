@@ -307,3 +307,19 @@ def test_redundant_drops_propositions_last_first_while_the_extent_stays(case):
     assert keep.tolist() == expected
     kept = [p for p, k in zip(props, keep) if k]
     np.testing.assert_array_equal(_extent(problem, space, kept), _extent(problem, space, props))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.integers(0, 3),
+       st.integers(0, 9))
+def test_count_satisfying_from_prefix_sums_matches_a_sum_over_bins(counts, op, bin_index):
+    """The greedy cover's count of a proposition's rows from two prefix sums
+    against the sum of the per-bin counts where ``_satisfies`` holds (the
+    missing bin last; bin indices past it too)."""
+    n_bins = len(counts) - 1
+    counts = np.array([counts], np.int64)
+    prefix = np.zeros_like(counts)
+    kernels._prefix_counts(counts, np.array([n_bins]), np.ones(1, bool), prefix)
+    expected = sum(int(counts[0, b]) for b in range(n_bins + 1)
+                   if kernels._satisfies.py_func(b, op, bin_index, n_bins))
+    assert kernels._count_satisfying.py_func(counts, prefix, 0, op, bin_index, n_bins) == expected
