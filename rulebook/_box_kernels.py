@@ -47,7 +47,12 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._pair_kernels import _expressible, _solve_f  # as in the single-output pair search
+from ._pair_kernels import (  # as in the single-output pair search
+    _expressible,
+    _solve_f,
+    best_interval,
+    best_set,
+)
 
 # Why ``search_boxes`` returned.
 DONE, BATCH = 0, 1
@@ -98,6 +103,46 @@ def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S):
         for i in range(1, Bc + 1):
             for j in range(1, Bf + 1):
                 S[q, i, j] += S[q, i - 1, j] + S[q, i, j - 1] - S[q, i - 1, j - 1]
+
+
+@jit
+def column_sums(x, g, h, nb, G, H):
+    """OUT G, H (nb, K): each output's sums of g and h per non-missing bin
+    of column x (bins ``< nb``; a missing value's bin is ``nb``)."""
+    K = g.shape[1]
+    G[:] = 0.0
+    H[:] = 0.0
+    for r in range(x.shape[0]):
+        b = x[r]
+        if b < nb:
+            for k in range(K):
+                G[b, k] += g[r, k]
+                H[b, k] += h[r, k]
+
+
+@jit
+def column_strength(x, g, h, nb, nominal, n2, lam, single, G, H, gk, hk, hull, prefix, keys,
+                    order):
+    """Each output's best single condition on column x, summed (complete
+    head) or their maximum (single-output head); a negative value of an
+    output counts as 0. Used to order the pairs, not as a bound.
+
+    SCRATCH G, H (nb, K) (filled with :func:`column_sums`), gk, hk (nb,)
+    and those of ``rulebook._pair_kernels.best_interval`` / ``best_set``.
+    """
+    column_sums(x, g, h, nb, G, H)
+    total = 0.0
+    for k in range(g.shape[1]):
+        for b in range(nb):
+            gk[b] = G[b, k]
+            hk[b] = H[b, k]
+        if nominal:
+            value = best_set(gk, hk, nb, n2, lam, keys, order, np.inf)[0]
+        else:
+            value = best_interval(gk, hk, nb, n2, lam, hull, prefix, np.inf)[0]
+        value = max(value, 0.0)
+        total = max(total, value) if single else total + value
+    return total
 
 
 @jit_helper

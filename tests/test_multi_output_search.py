@@ -236,6 +236,38 @@ def test_box_grid_equals_numpy_prefix_sums(problem, data):
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
 
 
+
+@settings(max_examples=100, deadline=None)
+@given(multi_output_problems(), st.data())
+def test_column_sums_and_strength_equal_numpy(problem, data):
+    """The compiled per-bin sums against np.add.at, and the column strength
+    that orders the pairs against each output's best condition on the column
+    found by enumeration of its conditions (summed, or the largest)."""
+    f = data.draw(st.integers(0, problem.n_features - 1))
+    nb, K = int(problem.n_bins[f]), problem.g.shape[1]
+    x = problem.X_binned[:, f].astype(np.int64)
+    G, H = np.empty((nb, K)), np.empty((nb, K))
+    kernels.column_sums(x, problem.g, problem.h, nb, G, H)
+    inside = x < nb
+    expected_G, expected_H = np.zeros((nb, K)), np.zeros((nb, K))
+    np.add.at(expected_G, x[inside], problem.g[inside])
+    np.add.at(expected_H, x[inside], problem.h[inside])
+    np.testing.assert_allclose(G, expected_G, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H, expected_H, rtol=1e-12, atol=1e-12)
+
+    n2, lam, single = 2.0 * problem.n_total, float(problem.reg_lambda), problem.single_head
+    B = nb + 1
+    got = kernels.column_strength(
+        x, problem.g, problem.h, nb, bool(problem.is_nominal[f]), n2, lam, single,
+        np.empty((nb, K)), np.empty((nb, K)), np.empty(B), np.empty(B),
+        np.empty((2, B + 1), np.int64), np.empty((2, B + 1)), np.empty(B),
+        np.empty(B, np.int64))
+    conditions = column_conditions(problem, f)
+    terms = [max([0.0] + [float(problem.g[m, k].sum() ** 2 / (n2 * (lam + problem.h[m, k].sum())))
+                          for m in conditions]) for k in range(K)]
+    expected = max(terms) if single else sum(terms)
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
 def _loss_statistics(loss_name, rng, n, K):
     """g, h (n, K) of a loss at random targets and raw scores."""
     from rulebook.losses import OutputWiseLoss, get_loss
