@@ -620,3 +620,17 @@ def test_a_class_without_weight_is_refused_naming_it():
     weights = np.where(y == "virginica", 0.0, 1.0)
     with pytest.raises(ValueError, match="sample_weight is zero on every row of class 'virginica'"):
         RuleBoostingClassifier(n_rules=2, verbose=0).fit(X, y, weights)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=6),
+       st.lists(st.floats(-2.0, 1e3, allow_nan=False), min_size=6, max_size=6),
+       st.floats(0.0, 5.0), st.floats(1.0, 1e4), st.booleans(), st.floats(-1.0, 10.0))
+def test_the_scans_inlined_head_value_is_head_objective_to_the_bit(g, h, reg_lambda, n, single, c):
+    """The scan's ``_head_value`` (with ``2 n`` computed once) against
+    ``head_objective``, on sums with vanishing and negative denominators and
+    an empty extent (``C <= 0``)."""
+    K = len(g)
+    stats = np.array([*g, *h[:K], c, 1.0])
+    expected = kernels.head_objective(stats, K, n, reg_lambda, single)
+    assert kernels._head_value.py_func(stats, K, 2.0 * n, reg_lambda, single) == expected
