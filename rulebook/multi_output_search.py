@@ -44,15 +44,22 @@ References
    heads).
 """
 
+import copy
 import functools
 import itertools
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
 from . import _box_kernels as kernels
 from . import _progress as progress
-from .pair_search import CALL_SECONDS, MAX_BRANCHED_CATEGORIES, _conditions
+from .pair_search import (
+    CALL_SECONDS,
+    MAX_BRANCHED_CATEGORIES,
+    SERIAL_SECONDS,
+    _conditions,
+)
 
 # The first kernel call's node budget in each box, which then adapts to
 # CALL_SECONDS a call (a node of a pair of 255-bin columns with four
@@ -149,14 +156,31 @@ class _Boxes:
         self.n_bins = np.asarray(problem.n_bins, np.int64)
         self.nominal = np.asarray(problem.is_nominal, bool)
         self.dummy = np.zeros(len(rows), np.int64)
+        self.B = int(self.n_bins.max()) + 1 if len(self.n_bins) else 1
+        self._allocate()
+
+    def _allocate(self):
+        # A thread's own arrays: the kernels' scratch, the grid of a box and
+        # the counters.
+        B = self.B
         self.segs = np.empty((4, kernels.MAX_SEGMENTS, 2), np.int64)
         self.sums = np.empty((2, self.K))
-        B = int(self.n_bins.max()) + 1 if len(self.n_bins) else 1
         self.scratch = (np.empty((4, B)), np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
                         np.empty(B), np.empty(B, np.int64), np.zeros(kernels.STACK_WIDTH, np.int64))
         self.wk = np.empty((4, self.K, B + 1))
         self.grid = np.empty(4 * self.K * (B + 1) * (B + 1))
         self.state = np.zeros(kernels.N_STATE, np.int64)
+
+    def fork(self):
+        """The same rows and statistics (shared, read only) with arrays of
+        its own: for another thread."""
+        other = copy.copy(self)
+        other._allocate()
+        return other
+
+    @property
+    def grid_bytes(self):
+        return self.grid.nbytes
 
     def usable(self, f):
         return self.n_bins[f] >= (1 if self.nominal[f] else 2)
@@ -269,7 +293,7 @@ def _axis_conditions(feature, nominal, nb, position, axis):
     return _conditions(feature, nominal, nb, members)
 
 
-def multi_output_search(problem, *, deadline=None, seed=None, started=None):
+def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jobs=1):
     """Best query of at most ``problem.max_rule_length`` (1 or 2) conditions
     for a complete or single-output head.
 
@@ -284,6 +308,12 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None):
         An incumbent query (the greedy one) and its value.
     started : float or None
         ``time.perf_counter()`` at the start (for the trace's seconds).
+    n_jobs : int >= 1, default=1
+        Threads; each searches whole boxes, all share the best value. A
+        search runs on one thread for its first ``SERIAL_SECONDS`` (most
+        end by then, and then return the same query on every run); the
+        threads are capped so that their grids of sums take at most
+        ``GRID_MEMORY`` bytes together.
 
     Returns
     -------
@@ -300,124 +330,181 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None):
     value, query = boxes.root_value(), []
     if seed is not None and float(seed[0]) > value:
         value, query = float(seed[0]), list(seed[1])
-    run = _Run(boxes, value, query, deadline, started)
-    usable = [f for f in range(len(boxes.n_bins)) if boxes.usable(f)]
-    # Each column alone first (few boxes, a high incumbent soon), then the
-    # pairs by their root's bound, largest first: once the best value
-    # reaches a pair's bound, that pair and all after it are pruned.
     # Every box is bounded by the root's bound (each output's tight bound
     # over all rows): what a stopped search reports for the boxes not begun.
     root_bound = boxes.root_bound()
-    run.root_bound = root_bound
-    plan = [(c, None) for c in usable]
-    if problem.max_rule_length == 2:
-        # The pairs of the strongest columns first (as pair_search): a high
-        # best value early prunes the rest. A pair's own bound is its first
-        # box's; computing them all first took seconds on 2,628 pairs. In
-        # arrays: enron's 1,001 columns make 500,500 pairs.
-        strength = np.array([boxes.column_strength(c) for c in usable])
+    plan = _plan(boxes, problem.max_rule_length)
+    shared = np.array([value, 0.0])  # best value of all threads, stop flag
+    n_threads = max(1, min(int(n_jobs), len(plan[0]),
+                           GRID_MEMORY // max(boxes.grid_bytes, 1)))
+    runs = [_Run(boxes if i == 0 else boxes.fork(), value, query, shared, root_bound)
+            for i in range(n_threads)]
+    n_threads = _run_all(runs, plan, itertools.count(), deadline, started, root_bound)
+    best = max(runs, key=lambda run: run.best[0])  # the first on ties
+    n_boxes = len(plan[0])
+    # Once the best value reaches the root's bound, every box is settled.
+    done = n_boxes if best.value >= root_bound else sum(run.boxes_done for run in runs)
+    upper = best.value
+    if done < n_boxes:
+        # The unfinished boxes' open ranges, and the boxes not begun, each
+        # bounded by the root's bound.
+        rest = [min(run.open_bound(), root_bound) for run in runs]
+        if done + sum(run.box is not None for run in runs) < n_boxes:
+            rest.append(root_bound)
+        upper = max(best.value, max(rest))
+    return best.query, best.value, _stats(runs, best, done, n_boxes, upper, started, n_threads)
+
+
+# Most bytes of the threads' grids of sums together (one grid a thread:
+# 4 K (B + 1)^2 float64, 112 MB for 53 outputs on 255-bin columns).
+GRID_MEMORY = 256 << 20
+
+
+def _plan(boxes, max_rule_length):
+    """The boxes in search order, as arrays ``(c, f)`` (``f = -1``: c alone).
+
+    Each column alone first (few boxes, a high incumbent soon), then the
+    pairs of the strongest columns first (as pair_search): a high best
+    value early prunes the rest. A pair's own bound is its first box's;
+    computing them all first took seconds on 2,628 pairs. In arrays:
+    enron's 1,001 columns make 500,500 pairs.
+    """
+    usable = np.array([f for f in range(len(boxes.n_bins)) if boxes.usable(f)], np.int64)
+    c, f = usable, np.full(len(usable), -1, np.int64)
+    if max_rule_length == 2:
+        strength = np.array([boxes.column_strength(j) for j in usable])
         first, second = np.triu_indices(len(usable), 1)  # pairs c < f, row by row
         # Stable: pairs of equal strength keep that order.
         by_strength = np.argsort(-(strength[first] + strength[second]), kind="stable")
-        columns = np.asarray(usable, np.int64)
-        plan = itertools.chain(plan, zip(columns[first[by_strength]].tolist(),
-                                         columns[second[by_strength]].tolist()))
-    n_boxes = len(usable) + (len(usable) * (len(usable) - 1) // 2
-                             if problem.max_rule_length == 2 else 0)
-    done, stopped = 0, False
-    for c, f in plan:
-        if root_bound <= run.value:
-            done = n_boxes  # every box left is bounded by the root's bound
-            break
-        if not run.search(c, f):
-            stopped = True
-            break
-        done += 1
-        if run.past_deadline() and done < n_boxes:
-            run.box = None
-            stopped = True
-            break
-    upper = run.value
-    if stopped:
-        # The unfinished box's open ranges, and the boxes not begun, each
-        # bounded by the root's bound.
-        rest = [min(run.open_bound(), root_bound)]
-        if done + (run.box is not None) < n_boxes:
-            rest.append(root_bound)
-        upper = max(run.value, max(rest))
-    return run.query, run.value, run.stats(done, n_boxes, not stopped, upper)
+        c = np.concatenate([c, usable[first[by_strength]]])
+        f = np.concatenate([f, usable[second[by_strength]]])
+    return c, f
+
+
+def _run_all(runs, plan, taken, deadline, started, root_bound):
+    """The runs' searches: in this thread, then in a pool if several and
+    boxes are left after ``SERIAL_SECONDS``. Returns the threads used."""
+    shared = runs[0].shared
+
+    def report():
+        # Honest while boxes are left: bounded by the root's bound.
+        if progress.wants_reports():
+            best = float(shared[0])
+            progress.report(nodes=sum(int(run.boxes.state[kernels.NODES]) for run in runs),
+                            best=best, certified_ratio=min(1.0, best / root_bound)
+                            if root_bound > 0 else 1.0, threads=len(runs))
+
+    serial = time.perf_counter() + SERIAL_SECONDS if len(runs) > 1 else None
+    until = serial if deadline is None else (deadline if serial is None else min(serial, deadline))
+    runs[0].run(plan, taken, until, started, report)
+    past_deadline = deadline is not None and time.perf_counter() >= deadline
+    if (len(runs) == 1 or past_deadline or shared[1] != 0.0
+            or runs[0].finished):
+        return 1
+    pool = ThreadPoolExecutor(len(runs))
+    try:
+        futures = [pool.submit(run.run, plan, taken, deadline, started, None) for run in runs]
+        while not all(future.done() for future in futures):
+            wait(futures, timeout=progress.REPORT_INTERVAL)
+            report()
+        for future in futures:
+            future.result()
+        return len(runs)
+    except KeyboardInterrupt:
+        # Only this thread sees Ctrl-C; the flag ends the others' loops
+        # after their current kernel call (CALL_SECONDS).
+        shared[1] = 1.0
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stats(runs, best, done, n_boxes, upper, started, n_threads):
+    value = best.value
+    seconds = time.perf_counter() - started
+
+    def total(slot):
+        return sum(int(run.boxes.state[slot]) for run in runs)
+
+    nodes = total(kernels.NODES)
+    trace = sorted((t, n, v) for run in runs for n, t, v in run.trace)
+    return {
+        "nodes_created": total(kernels.PUSHED),
+        "nodes_expanded": nodes,
+        "pruned_bound_immediate": total(kernels.PRUNED),
+        "pruned_bound_propagated": 0,
+        "pruned_equivalence_immediate": 0,
+        "pruned_equivalence_propagated": 0,
+        "pruned_open": total(kernels.PRUNED_OPEN),
+        "leaves": total(kernels.LEAVES),
+        "pairs_searched": done,
+        "pairs": n_boxes,
+        "certified": done == n_boxes,
+        "certified_ratio": 1.0 if upper <= value else (value / upper if upper > 0 else 1.0),
+        "upper_bound": float(upper),
+        "search_time": seconds,
+        "threads": n_threads,
+        "trace": (tuple((n, t, v, float(upper)) for t, n, v in trace)
+                  + ((nodes, seconds, value, float(upper)),)),
+    }
 
 
 class _Run:
-    """One search's incumbent, budget and trace across its boxes."""
+    """One thread's search of boxes: its arrays, best query and trace."""
 
-    def __init__(self, boxes, value, query, deadline, started):
-        self.boxes, self.deadline, self.started = boxes, deadline, started
+    def __init__(self, boxes, value, query, shared, root_bound):
+        self.boxes, self.shared, self.root_bound = boxes, shared, root_bound
         self.value, self.query = value, query
         self.best = np.array([value, 0.0])
-        self.shared = np.array([value, 0.0])
         self.found = np.zeros(kernels.STACK_WIDTH, np.int64)
-        self.budget, self.box, self.trace = FIRST_BUDGET, None, []
-        self.reported = time.perf_counter()
-        self.root_bound = None
+        self.box, self.trace = None, []
+        self.boxes_done, self.finished = 0, False
 
-    def past_deadline(self):
-        return self.deadline is not None and time.perf_counter() >= self.deadline
-
-    def search(self, c, f):
-        """Search the box of c (and f) to its end; False if the deadline stopped it."""
-        boxes = self.boxes
-        self.box = boxes.start(c, f)
-        # A box's nodes may cost far more than the last one's (a column of
-        # few bins, then a pair of 255 x 255): its budget adapts afresh.
-        self.budget = FIRST_BUDGET
-        status = kernels.BATCH
-        while status == kernels.BATCH:
+    def run(self, plan, taken, deadline, started, report):
+        """Search boxes ``next(taken)`` of ``plan`` until none is left, the
+        deadline or a stop; ``report()`` (if given) a few times a second."""
+        columns_c, columns_f = plan
+        budget = FIRST_BUDGET
+        reported = time.perf_counter()
+        while self.shared[1] == 0.0:
+            if self.box is None:
+                i = next(taken)  # atomic under the GIL
+                if i >= len(columns_c):
+                    self.finished = True
+                    return
+                if self.root_bound <= max(self.best[0], self.shared[0]):
+                    # This box and every one after it are bounded by the
+                    # root's bound: none can beat the best value.
+                    self.finished = True
+                    return
+                f = int(columns_f[i])
+                self.box = self.boxes.start(int(columns_c[i]), None if f < 0 else f)
+                # A box's nodes may cost far more than the last one's (a
+                # column of few bins, then a pair of 255 x 255): its budget
+                # adapts afresh.
+                budget = FIRST_BUDGET
             before = time.perf_counter()
-            nodes = int(boxes.state[kernels.NODES] + boxes.state[kernels.PRUNED_OPEN])
-            status = boxes.step(self.box, self.best, self.shared, self.budget, self.found)
+            state = self.boxes.state
+            nodes = int(state[kernels.NODES] + state[kernels.PRUNED_OPEN])
+            status = self.boxes.step(self.box, self.best, self.shared, budget, self.found)
             now = time.perf_counter()
-            used = int(boxes.state[kernels.NODES] + boxes.state[kernels.PRUNED_OPEN]) - nodes
+            used = int(state[kernels.NODES] + state[kernels.PRUNED_OPEN]) - nodes
             if used:
-                self.budget = int(min(1 << 20, max(16, self.budget * CALL_SECONDS
-                                                   / max(now - before, 1e-6))))
+                budget = int(min(1 << 20, max(16, budget * CALL_SECONDS / max(now - before,
+                                                                              1e-6))))
             if self.best[1]:
                 self.best[1] = 0.0
-                self.value, self.query = float(self.best[0]), boxes.query(self.box, self.found)
-                self.trace.append((int(boxes.state[kernels.NODES]), now - self.started,
-                                   self.value))
-            if status == kernels.BATCH and self.past_deadline():
-                return False
-            if now >= self.reported + progress.REPORT_INTERVAL and progress.wants_reports():
-                self.reported = now
-                # Honest while boxes are left: bounded by the root's bound.
-                progress.report(nodes=int(boxes.state[kernels.NODES]), best=self.value,
-                                certified_ratio=min(1.0, self.value / self.root_bound)
-                                if self.root_bound > 0 else 1.0, threads=1)
-        return True
+                self.value, self.query = float(self.best[0]), self.boxes.query(self.box,
+                                                                               self.found)
+                self.trace.append((int(state[kernels.NODES]), now - started, self.value))
+            if status == kernels.DONE:
+                self.box = None
+                self.boxes_done += 1
+            if deadline is not None and now >= deadline:
+                return
+            if report is not None and now >= reported + progress.REPORT_INTERVAL:
+                reported = now
+                report()
 
     def open_bound(self):
         return self.boxes.open_bound(self.box) if self.box is not None else 0.0
-
-    def stats(self, done, n_boxes, certified, upper):
-        state, value = self.boxes.state, self.value
-        seconds = time.perf_counter() - self.started
-        return {
-            "nodes_created": int(state[kernels.PUSHED]),
-            "nodes_expanded": int(state[kernels.NODES]),
-            "pruned_bound_immediate": int(state[kernels.PRUNED]),
-            "pruned_bound_propagated": 0,
-            "pruned_equivalence_immediate": 0,
-            "pruned_equivalence_propagated": 0,
-            "pruned_open": int(state[kernels.PRUNED_OPEN]),
-            "leaves": int(state[kernels.LEAVES]),
-            "pairs_searched": done,
-            "pairs": n_boxes,
-            "certified": bool(certified),
-            "certified_ratio": 1.0 if upper <= value else (value / upper if upper > 0 else 1.0),
-            "upper_bound": float(upper),
-            "search_time": seconds,
-            "threads": 1,
-            "trace": (tuple((n, t, v, float(upper)) for n, t, v in self.trace)
-                      + ((int(state[kernels.NODES]), seconds, value, float(upper)),)),
-        }

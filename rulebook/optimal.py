@@ -113,7 +113,10 @@ class OptimalLearner:
         up to 512 atoms); a search still running then is split: each thread
         expands the queries of its own best-first open list, all share the
         best value for pruning, and a thread that runs out takes half of
-        the longest list. Only ``order="best_first"`` is split. The optimal
+        the longest list. Only ``order="best_first"`` is split. The
+        search of rules of at most two conditions (the default length; one
+        output or several) runs serially for 0.1 s, then its threads take
+        whole pairs of columns in turn. The optimal
         value is the same as with one thread; among queries of exactly equal
         value, which one is returned may depend on the threads' timing, and
         the node counts vary slightly from run to run. More than the CPUs
@@ -424,7 +427,7 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
                          f"got {memory_limit!r}")
     if isinstance(problem, MultiOutputProblem):
         return _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy,
-                                    shorten)
+                                    shorten, _n_threads(n_jobs))
     pairs = pair_search.applies(problem) and max_nodes is None and approximation == 1.0
     if pairs:
         # Before the clock starts: a first fit's compiling is not search time.
@@ -462,7 +465,8 @@ def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_
     return _two_condition_result(problem, conditions, value, stats, shorten)
 
 
-def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy, shorten):
+def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy, shorten,
+                         n_jobs):
     """``optimal_search`` for several outputs (:mod:`rulebook.multi_output_search`)."""
     if not (multi_output_search.applies(problem) and max_nodes is None
             and approximation == 1.0):
@@ -479,7 +483,7 @@ def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_gre
     deadline = None if time_limit is None else started + time_limit
     conditions, value, stats = multi_output_search.multi_output_search(
         problem, deadline=deadline, seed=_greedy_pair_seed(problem, seed_greedy),
-        started=started)
+        started=started, n_jobs=n_jobs)
     return _two_condition_result(problem, conditions, value, stats, shorten)
 
 

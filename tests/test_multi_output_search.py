@@ -190,6 +190,53 @@ def test_bounds_are_admissible(problem, data):
         np.testing.assert_allclose(joint, best, rtol=1e-9, atol=1e-12)
 
 
+
+@settings(max_examples=100, deadline=None)
+@given(multi_output_problems(max_features=4))
+def test_threads_find_the_enumerated_optimum(problem):
+    """With several threads (the serial start cut to nothing, so that the
+    pool takes the boxes from the first) the optimum of enumeration,
+    certified, and the same value as one thread."""
+    from rulebook import multi_output_search as module
+
+    saved = module.SERIAL_SECONDS
+    module.SERIAL_SECONDS = 0.0
+    try:
+        conditions, value, stats = multi_output_search(problem, n_jobs=3)
+    finally:
+        module.SERIAL_SECONDS = saved
+    np.testing.assert_allclose(value, brute_force(problem), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(extent_value(problem, conditions), value, rtol=1e-9, atol=1e-12)
+    assert stats["certified"] and stats["pairs_searched"] == stats["pairs"]
+    assert 1 <= stats["threads"] <= 3
+
+
+def test_threads_share_a_stopped_search_honestly(monkeypatch):
+    """Threads stopped by the deadline report an upper bound at least the
+    optimum, and every box is either finished or counted as open."""
+    from rulebook import multi_output_search as module
+
+    monkeypatch.setattr(module, "SERIAL_SECONDS", 0.0)
+    rng = np.random.default_rng(1)
+    n, d, K = 2000, 12, 4
+    X = np.asfortranarray(rng.integers(0, 120, (n, d)).astype(np.uint16))
+    g, h = rng.normal(size=(n, K)), np.ones((n, K))
+    problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 120), is_nominal=np.zeros(d, bool),
+                                 g=g, h=h, c=np.ones(n), rows=np.arange(n), reg_lambda=1.0,
+                                 objective=2, max_rule_length=2)
+    import time
+
+    _, best, full = multi_output_search(problem, n_jobs=2)
+    assert full["certified"] and full["threads"] == 2
+    _, one, _ = multi_output_search(problem, n_jobs=1)
+    assert best == pytest.approx(one, rel=1e-12)
+    _, value, stats = multi_output_search(problem, deadline=time.perf_counter() + 0.05,
+                                          n_jobs=2)
+    assert stats["upper_bound"] >= best * (1 - 1e-12)
+    assert value <= best * (1 + 1e-12)
+    if not stats["certified"]:
+        assert stats["pairs_searched"] < stats["pairs"]
+
 def test_seed_and_deadline_give_an_honest_anytime_answer():
     """A search stopped at once returns at least the seed, with a certified
     ratio that is value / upper bound and an upper bound at least the optimum."""
