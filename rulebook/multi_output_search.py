@@ -27,8 +27,9 @@ of every query of at most two conditions in
 
 The bound over outputs is looser than each output's own (a complete head's
 outputs may prefer different rows), so these searches expand more boxes
-than the single-output search of :mod:`rulebook.pair_search`; they run on
-one thread.
+than the single-output search of :mod:`rulebook.pair_search`. As that
+search, a large one is split over threads: each takes whole boxes in turn
+and all share the best value.
 
 References
 ----------
