@@ -82,7 +82,7 @@ def greedy_search(problem):
     conditions = []
     n_scored, n_steps = 0, 0
     limit = problem.max_rule_length or np.inf
-    hist = problem.histograms(rows)
+    hist, owned = problem.search_histograms(rows)
     used = np.zeros(len(problem.n_bins), bool)
     while len(rows) > 1:
         values, ops, bins = problem.best_refinements(hist, len(rows))
@@ -99,7 +99,8 @@ def greedy_search(problem):
         conditions.append(condition)
         used[j] = True
         rows, removed = problem.split(rows, condition)
-        hist = problem.child_histograms(hist, rows, removed)
+        hist = problem.refined_histograms(hist, rows, removed, owned)
+        owned = True
         value = float(values[j])
     return SearchResult(tuple(conditions), value, rows,
                         {"n_refinements": n_scored, "n_steps": n_steps})

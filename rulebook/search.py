@@ -216,6 +216,38 @@ class SearchProblem:
             return parent_hist - self.histograms(removed)
         return self.histograms(kept)
 
+    def search_histograms(self, rows):
+        """``(hist, owned)``: the histograms of ``rows`` for a search that
+        refines them with :meth:`refined_histograms`.
+
+        The root extent's are :meth:`root_histograms` themselves, not a copy
+        (``owned`` False: not to be modified); any other extent's are new.
+        A subclass with its own :meth:`child_histograms` (the Dask problem)
+        gets :meth:`histograms`.
+        """
+        if rows is self.rows and self._own_children():
+            return self.root_histograms(), False
+        return self.histograms(rows), True
+
+    def refined_histograms(self, parent_hist, kept, removed, owned):
+        """:meth:`child_histograms`, in memory already allocated.
+
+        With ``owned``, ``parent_hist`` is the caller's to give up and the
+        children overwrite it; else the difference goes into the removed
+        side's new histograms. Either way the same numbers as
+        :meth:`child_histograms` (the same subtraction, element by
+        element), without a new array a step (a histogram of 255 bins, 103
+        features and 14 outputs is 6 MB).
+        """
+        if not self._own_children() or len(removed) >= len(kept):
+            return self.child_histograms(parent_hist, kept, removed)
+        built = self.histograms(removed)
+        return np.subtract(parent_hist, built, out=parent_hist if owned else built)
+
+    def _own_children(self):
+        # SearchProblem's child_histograms, not a subclass's (the Dask problem's).
+        return type(self).child_histograms is SearchProblem.child_histograms
+
     def extent_value(self, rows):
         """Objective value of the extent ``rows`` (:mod:`rulebook.objectives`)."""
         G, H, C = self.sums(rows)

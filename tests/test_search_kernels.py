@@ -323,3 +323,23 @@ def test_count_satisfying_from_prefix_sums_matches_a_sum_over_bins(counts, op, b
     expected = sum(int(counts[0, b]) for b in range(n_bins + 1)
                    if kernels._satisfies.py_func(b, op, bin_index, n_bins))
     assert kernels._count_satisfying.py_func(counts, prefix, 0, op, bin_index, n_bins) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(binned_problems())
+def test_refined_histograms_equal_child_histograms_bitwise_and_leave_the_root(problem):
+    """The greedy search's histograms in reused memory: the root's shared
+    (not copied, never modified), children the same bits as
+    ``child_histograms``, whether they overwrite the parent or not."""
+    root, owned = problem.search_histograms(problem.rows)
+    assert root is problem.root_histograms() and not owned
+    before = root.copy()
+    for condition in naive.candidates(problem.n_bins, problem.is_nominal)[:6]:
+        kept, removed = problem.split(problem.rows, condition)
+        expected = problem.child_histograms(root, kept, removed)
+        np.testing.assert_array_equal(problem.refined_histograms(root, kept, removed, False),
+                                      expected)
+        parent = root.copy()
+        child = problem.refined_histograms(parent, kept, removed, True)
+        np.testing.assert_array_equal(child, expected)
+    np.testing.assert_array_equal(root, before)
