@@ -49,18 +49,12 @@ import copy
 import functools
 import itertools
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
 from . import _box_kernels as kernels
 from . import _progress as progress
-from .pair_search import (
-    CALL_SECONDS,
-    MAX_BRANCHED_CATEGORIES,
-    SERIAL_SECONDS,
-    _conditions,
-)
+from .pair_search import CALL_SECONDS, MAX_BRANCHED_CATEGORIES, _conditions, run_workers
 
 # The first kernel call's node budget in each box, which then adapts to
 # CALL_SECONDS a call (a node of a pair of 255-bin columns with four
@@ -311,10 +305,10 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jo
         ``time.perf_counter()`` at the start (for the trace's seconds).
     n_jobs : int >= 1, default=1
         Threads; each searches whole boxes, all share the best value. A
-        search runs on one thread for its first ``SERIAL_SECONDS`` (most
-        end by then, and then return the same query on every run); the
-        threads are capped so that their grids of sums take at most
-        ``GRID_MEMORY`` bytes together.
+        search runs on one thread for its first
+        ``rulebook.pair_search.SERIAL_SECONDS`` (most end by then, and then
+        return the same query on every run); the threads are capped so that
+        their grids of sums take at most ``GRID_MEMORY`` bytes together.
 
     Returns
     -------
@@ -383,8 +377,8 @@ def _plan(boxes, max_rule_length):
 
 
 def _run_all(runs, plan, taken, deadline, started, root_bound):
-    """The runs' searches: in this thread, then in a pool if several and
-    boxes are left after ``SERIAL_SECONDS``. Returns the threads used."""
+    """The runs' searches of the boxes (``pair_search.run_workers``);
+    returns the threads used."""
     shared = runs[0].shared
 
     def report():
@@ -395,29 +389,8 @@ def _run_all(runs, plan, taken, deadline, started, root_bound):
                             best=best, certified_ratio=min(1.0, best / root_bound)
                             if root_bound > 0 else 1.0, threads=len(runs))
 
-    serial = time.perf_counter() + SERIAL_SECONDS if len(runs) > 1 else None
-    until = serial if deadline is None else (deadline if serial is None else min(serial, deadline))
-    runs[0].run(plan, taken, until, started, report)
-    past_deadline = deadline is not None and time.perf_counter() >= deadline
-    if (len(runs) == 1 or past_deadline or shared[1] != 0.0
-            or runs[0].finished):
-        return 1
-    pool = ThreadPoolExecutor(len(runs))
-    try:
-        futures = [pool.submit(run.run, plan, taken, deadline, started, None) for run in runs]
-        while not all(future.done() for future in futures):
-            wait(futures, timeout=progress.REPORT_INTERVAL)
-            report()
-        for future in futures:
-            future.result()
-        return len(runs)
-    except KeyboardInterrupt:
-        # Only this thread sees Ctrl-C; the flag ends the others' loops
-        # after their current kernel call (CALL_SECONDS).
-        shared[1] = 1.0
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    return run_workers(runs, plan, taken, deadline, started, report,
+                       lambda: runs[0].finished)
 
 
 def _stats(runs, best, done, n_boxes, upper, started, n_threads):

@@ -384,31 +384,46 @@ def _ranked(value):
 
 
 def _run(workers, pairs, taken, deadline, started, root_bound):
-    """The workers' searches: in this thread, then in a pool if several and
-    pairs are left after ``SERIAL_SECONDS``. Returns the threads used."""
-    shared = workers[0].shared
+    """The workers' searches of the pairs; returns the threads used."""
 
     def report():
         # Honest while pairs are left: they are bounded by root_bound only.
         if progress.wants_reports():
-            best = float(shared[0])
+            best = float(workers[0].shared[0])
             progress.report(nodes=sum(int(w.state[kernels.NODES]) for w in workers),
                             best=best, certified_ratio=min(1.0, best / root_bound)
                             if root_bound > 0 else 1.0, threads=len(workers))
 
+    return run_workers(workers, pairs, taken, deadline, started, report,
+                       lambda: sum(w.pairs_done for w in workers) == len(pairs))
+
+
+def run_workers(workers, work, taken, deadline, started, report, finished):
+    """Run the workers of a split search: the first alone, then all in a pool
+    if several and work is left after ``SERIAL_SECONDS``.
+
+    Each worker's ``run(work, taken, deadline, started, report)`` takes the
+    items ``next(taken)`` of ``work`` until none is left, the deadline or
+    the stop flag ``shared[1]`` (the workers' shared array) is set; only the
+    worker in this thread reports (``report()``, a few times a second).
+    ``finished()`` tells whether all the work is done. Used by this
+    module's pairs and by :mod:`rulebook.multi_output_search`'s boxes.
+
+    Returns the threads used.
+    """
+    shared = workers[0].shared
     # Serial first: most searches end within SERIAL_SECONDS, and then
     # return the same query on every run (with threads, which of two
     # queries of exactly equal value is kept depends on their timing).
     serial = time.perf_counter() + SERIAL_SECONDS if len(workers) > 1 else None
     until = serial if deadline is None else (deadline if serial is None else min(serial, deadline))
-    workers[0].run(pairs, taken, until, started, report)
+    workers[0].run(work, taken, until, started, report)
     past_deadline = deadline is not None and time.perf_counter() >= deadline
-    if (len(workers) == 1 or past_deadline or workers[0].shared[1] != 0.0
-            or sum(w.pairs_done for w in workers) == len(pairs)):
+    if len(workers) == 1 or past_deadline or shared[1] != 0.0 or finished():
         return 1
     pool = ThreadPoolExecutor(len(workers))
     try:
-        futures = [pool.submit(w.run, pairs, taken, deadline, started, None) for w in workers]
+        futures = [pool.submit(w.run, work, taken, deadline, started, None) for w in workers]
         while not all(f.done() for f in futures):
             wait(futures, timeout=progress.REPORT_INTERVAL)
             report()

@@ -197,7 +197,7 @@ def test_threads_find_the_enumerated_optimum(problem):
     """With several threads (the serial start cut to nothing, so that the
     pool takes the boxes from the first) the optimum of enumeration,
     certified, and the same value as one thread."""
-    from rulebook import multi_output_search as module
+    from rulebook import pair_search as module
 
     saved = module.SERIAL_SECONDS
     module.SERIAL_SECONDS = 0.0
@@ -214,9 +214,9 @@ def test_threads_find_the_enumerated_optimum(problem):
 def test_threads_share_a_stopped_search_honestly(monkeypatch):
     """Threads stopped by the deadline report an upper bound at least the
     optimum, and every box is either finished or counted as open."""
-    from rulebook import multi_output_search as module
+    from rulebook import pair_search
 
-    monkeypatch.setattr(module, "SERIAL_SECONDS", 0.0)
+    monkeypatch.setattr(pair_search, "SERIAL_SECONDS", 0.0)
     rng = np.random.default_rng(1)
     n, d, K = 2000, 12, 4
     X = np.asfortranarray(rng.integers(0, 120, (n, d)).astype(np.uint16))
