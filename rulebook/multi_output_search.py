@@ -54,7 +54,13 @@ import numpy as np
 
 from . import _box_kernels as kernels
 from . import _progress as progress
-from .pair_search import CALL_SECONDS, MAX_BRANCHED_CATEGORIES, _conditions, run_workers
+from .pair_search import (
+    CALL_SECONDS,
+    MAX_BRANCHED_CATEGORIES,
+    _conditions,
+    run_workers,
+    search_stats,
+)
 
 # The first kernel call's node budget in each box, which then adapts to
 # CALL_SECONDS a call (a node of a pair of 255-bin columns with four
@@ -347,7 +353,9 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jo
         if done + sum(run.box is not None for run in runs) < n_boxes:
             rest.append(root_bound)
         upper = max(best.value, max(rest))
-    return best.query, best.value, _stats(runs, best, done, n_boxes, upper, started, n_threads)
+    stats = search_stats([run.boxes.state for run in runs], [run.trace for run in runs],
+                         done, n_boxes, best.value, upper, root_bound, started, n_threads)
+    return best.query, best.value, stats
 
 
 # Most bytes of the threads' grids of sums together (one grid a thread:
@@ -391,36 +399,6 @@ def _run_all(runs, plan, taken, deadline, started, root_bound):
 
     return run_workers(runs, plan, taken, deadline, started, report,
                        lambda: runs[0].finished)
-
-
-def _stats(runs, best, done, n_boxes, upper, started, n_threads):
-    value = best.value
-    seconds = time.perf_counter() - started
-
-    def total(slot):
-        return sum(int(run.boxes.state[slot]) for run in runs)
-
-    nodes = total(kernels.NODES)
-    trace = sorted((t, n, v) for run in runs for n, t, v in run.trace)
-    return {
-        "nodes_created": total(kernels.PUSHED),
-        "nodes_expanded": nodes,
-        "pruned_bound_immediate": total(kernels.PRUNED),
-        "pruned_bound_propagated": 0,
-        "pruned_equivalence_immediate": 0,
-        "pruned_equivalence_propagated": 0,
-        "pruned_open": total(kernels.PRUNED_OPEN),
-        "leaves": total(kernels.LEAVES),
-        "pairs_searched": done,
-        "pairs": n_boxes,
-        "certified": done == n_boxes,
-        "certified_ratio": 1.0 if upper <= value else (value / upper if upper > 0 else 1.0),
-        "upper_bound": float(upper),
-        "search_time": seconds,
-        "threads": n_threads,
-        "trace": (tuple((n, t, v, float(upper)) for t, n, v in trace)
-                  + ((nodes, seconds, value, float(upper)),)),
-    }
 
 
 class _Run:

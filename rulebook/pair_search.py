@@ -343,20 +343,35 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     if not finished:
         bound = max([value, root_bound] if done + sum(w.pair is not None for w in workers)
                     < len(pairs) else [value] + [w.open_bound() for w in workers])
-    seconds = time.perf_counter() - started
-    nodes = sum(int(w.state[kernels.NODES]) for w in workers)
-    # Improvements before the end: the pairs not yet searched are bounded
-    # by root_bound only.
-    trace = sorted((t[1], t[0], t[2]) for w in workers for t in w.trace)
-    early = float(max(value, root_bound))
-    def total(slot):
-        return sum(int(w.state[slot]) for w in workers)
+    stats = search_stats([w.state for w in workers], [w.trace for w in workers], done,
+                         len(pairs), value, bound, root_bound, started, n_threads)
+    return query, value, stats
 
+
+def search_stats(states, traces, done, n_items, value, bound, root_bound, started, n_threads):
+    """The ``history_`` columns of a split two-condition search.
+
+    ``states``: each worker's counters (the slots of
+    :mod:`rulebook._pair_kernels`, which :mod:`rulebook._box_kernels`
+    shares); ``traces``: each worker's improvements ``(nodes, seconds,
+    value)``; ``done`` of ``n_items`` pairs (or boxes) finished; ``bound``
+    the final upper bound; ``root_bound`` bounds the items not yet searched,
+    so the trace's improvements before the end carry ``max(value,
+    root_bound)``. See :func:`pair_search` for the columns.
+    """
+    seconds = time.perf_counter() - started
+
+    def total(slot):
+        return sum(int(state[slot]) for state in states)
+
+    nodes = total(kernels.NODES)
+    trace = sorted((t, n, v) for worker in traces for n, t, v in worker)
+    early = float(max(value, root_bound))
     # The pruning columns of the general search (Boley et al. 2021, Table
     # 2) where they apply: ranges pruned by their bound when computed, or
     # when popped after the best value rose to it. There is no
     # equivalence pruning here (two conditions are never enumerated twice).
-    stats = {
+    return {
         "nodes_created": total(kernels.PUSHED),
         "nodes_expanded": nodes,
         "pruned_bound_immediate": total(kernels.PRUNED),
@@ -366,16 +381,15 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
         "pruned_open": total(kernels.PRUNED_OPEN),
         "leaves": total(kernels.LEAVES),
         "pairs_searched": done,
-        "pairs": len(pairs),
-        "certified": bool(finished),
+        "pairs": n_items,
+        "certified": done == n_items,
         "certified_ratio": 1.0 if bound <= value else (value / bound if bound > 0 else 1.0),
         "upper_bound": float(bound),
         "search_time": seconds,
         "threads": n_threads,
         "trace": (tuple((n, t, v, early) for t, n, v in trace)
-                  + ((nodes, seconds, value, bound),)),
+                  + ((nodes, seconds, value, float(bound)),)),
     }
-    return query, value, stats
 
 
 def _ranked(value):

@@ -4,6 +4,7 @@ enumeration of every query of at most two conditions, for complete and
 single-output heads."""
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -191,6 +192,16 @@ def test_bounds_are_admissible(problem, data):
 
 
 
+
+def numeric_problem(seed, n, d, K, bins):
+    """A larger problem of numeric columns, normal gradients and unit Hessians."""
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.integers(0, bins, (n, d)).astype(np.uint16))
+    g, h = rng.normal(size=(n, K)), np.ones((n, K))
+    return MultiOutputProblem(X_binned=X, n_bins=np.full(d, bins), is_nominal=np.zeros(d, bool),
+                              g=g, h=h, c=np.ones(n), rows=np.arange(n), reg_lambda=1.0,
+                              objective=2, max_rule_length=2)
+
 @settings(max_examples=100, deadline=None)
 @given(multi_output_problems(max_features=4))
 def test_threads_find_the_enumerated_optimum(problem):
@@ -217,15 +228,7 @@ def test_threads_share_a_stopped_search_honestly(monkeypatch):
     from rulebook import pair_search
 
     monkeypatch.setattr(pair_search, "SERIAL_SECONDS", 0.0)
-    rng = np.random.default_rng(1)
-    n, d, K = 2000, 12, 4
-    X = np.asfortranarray(rng.integers(0, 120, (n, d)).astype(np.uint16))
-    g, h = rng.normal(size=(n, K)), np.ones((n, K))
-    problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 120), is_nominal=np.zeros(d, bool),
-                                 g=g, h=h, c=np.ones(n), rows=np.arange(n), reg_lambda=1.0,
-                                 objective=2, max_rule_length=2)
-    import time
-
+    problem = numeric_problem(seed=1, n=2000, d=12, K=4, bins=120)
     _, best, full = multi_output_search(problem, n_jobs=2)
     assert full["certified"] and full["threads"] == 2
     _, one, _ = multi_output_search(problem, n_jobs=1)
@@ -237,16 +240,11 @@ def test_threads_share_a_stopped_search_honestly(monkeypatch):
     if not stats["certified"]:
         assert stats["pairs_searched"] < stats["pairs"]
 
+
 def test_seed_and_deadline_give_an_honest_anytime_answer():
     """A search stopped at once returns at least the seed, with a certified
     ratio that is value / upper bound and an upper bound at least the optimum."""
-    rng = np.random.default_rng(0)
-    n, d, K = 400, 6, 3
-    X = np.asfortranarray(rng.integers(0, 40, (n, d)).astype(np.uint16))
-    g, h = rng.normal(size=(n, K)), np.ones((n, K))
-    problem = MultiOutputProblem(X_binned=X, n_bins=np.full(d, 40), is_nominal=np.zeros(d, bool),
-                                 g=g, h=h, c=np.ones(n), rows=np.arange(n), reg_lambda=1.0,
-                                 objective=2, max_rule_length=2)
+    problem = numeric_problem(seed=0, n=400, d=6, K=3, bins=40)
     _, best, _ = multi_output_search(problem)
     seed_value = extent_value(problem, [(0, LE, 10)])
     _, value, stats = multi_output_search(problem, deadline=0.0,
