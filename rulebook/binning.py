@@ -185,7 +185,8 @@ class Binner:
         to_cut = [j for j in numeric if str(frame.columns[j]) not in cut_points]
         found = _cuts_of_columns(block, [column_of[j] for j in to_cut], sample_weight, active,
                                  self.max_bins)
-        chosen = _readable_cuts({j: _as_shown(frame.dtypes.iloc[j], *cuts)
+        dtypes = frame.dtypes  # a new Series at each access: once, not per column
+        chosen = _readable_cuts({j: _as_shown(dtypes.iloc[j], *cuts)
                                  for j, cuts in zip(to_cut, found)})
         features = []
         for j, name in enumerate(frame.columns):
@@ -472,7 +473,9 @@ def _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins):
     """
     keep = active & ~np.isnan(values)
     ordered, ordered_weights = _sorted_with_weights(values[keep], sample_weight[keep])
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.empty(0, np.intp)
+    # np.concatenate rather than np.r_ (a tenth of a small column's binning).
+    starts = (np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+              if len(ordered) else np.empty(0, np.intp))
     distinct = ordered[starts]
     if len(distinct) <= 1:
         return np.empty(0), np.empty(0)
@@ -486,7 +489,7 @@ def _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins):
         cut = np.arange(len(distinct) - 1)
     else:
         if ordered_weights is None:
-            weight = np.diff(np.r_[starts, len(ordered)]).astype(np.float64)
+            weight = np.diff(np.append(starts, len(ordered))).astype(np.float64)
         else:
             weight = np.add.reduceat(ordered_weights, starts)
         cumulative = np.cumsum(weight) / weight.sum()
