@@ -3,9 +3,9 @@ multi-class, multi-label and multi-output metrics of each round's model, rule
 weights and coverage per output. Tested through the data and ``to_dict()``."""
 
 import numpy as np
+import output_targets  # tests/output_targets.py
 import pandas as pd
 import pytest
-from sklearn.datasets import load_iris, make_multilabel_classification, make_regression
 from sklearn.metrics import (
     accuracy_score,
     f1_score,
@@ -19,40 +19,14 @@ from rulebook import (
     Proposition,
     Query,
     Rule,
-    RuleBoostingClassifier,
-    RuleBoostingRegressor,
     RuleEnsemble,
     charts,
 )
 from rulebook.chart_data import target_kind
 
 
-def _iris():
-    X, y = load_iris(return_X_y=True, as_frame=True)
-    return X, np.array(["setosa", "versicolor", "virginica"], dtype=object)[y.to_numpy()]
-
-
-def _labels(n=150, k=4):
-    X, Y = make_multilabel_classification(n_samples=n, n_features=5, n_classes=k, random_state=0)
-    return (pd.DataFrame(X, columns=[f"f{j}" for j in range(5)]),
-            pd.DataFrame(Y, columns=[f"label {j}" for j in range(k)]))
-
-
-def _targets(n=120, k=3):
-    X, Y = make_regression(n_samples=n, n_features=4, n_targets=k, random_state=0)
-    return pd.DataFrame(X, columns=list("abcd")), pd.DataFrame(Y, columns=[f"t{j}" for j in range(k)])
-
-
-_FITS = {}
-
-
 def _fitted(kind, head="complete", **params):
-    key = (kind, head, tuple(sorted(params.items())))
-    if key not in _FITS:
-        X, y = {"classes": _iris, "labels": _labels, "targets": _targets}[kind]()
-        cls = RuleBoostingRegressor if kind == "targets" else RuleBoostingClassifier
-        _FITS[key] = cls(n_rules=5, head=head, verbose=0, **params).fit(X, y), X, y
-    return _FITS[key]
+    return output_targets.fitted(kind, head, n_rules=5, **params)
 
 
 def _by_round(model, X, measure):

@@ -4,16 +4,15 @@ multi-label and multi-output regression, complete and single-output heads.
 Every view must add up to each output's raw score, as it does for one output."""
 
 import numpy as np
+import output_targets  # tests/output_targets.py
 import pandas as pd
 import pytest
-from sklearn.datasets import load_iris, make_multilabel_classification, make_regression
 
 from rulebook import (
     Proposition,
     Query,
     Rule,
     RuleBoostingClassifier,
-    RuleBoostingRegressor,
     RuleEnsemble,
 )
 from rulebook.charts import explanation_chart, explanation_data
@@ -27,40 +26,10 @@ from rulebook.explanations import (
 )
 
 
-def _iris():
-    X, y = load_iris(return_X_y=True, as_frame=True)
-    return X, np.array(["setosa", "versicolor", "virginica"], dtype=object)[y.to_numpy()]
-
-
-def _labels(n=150, k=4):
-    X, Y = make_multilabel_classification(n_samples=n, n_features=5, n_classes=k, random_state=0)
-    return (pd.DataFrame(X, columns=[f"f{j}" for j in range(5)]),
-            pd.DataFrame(Y, columns=[f"label {j}" for j in range(k)]))
-
-
-def _targets(n=120, k=3):
-    X, Y = make_regression(n_samples=n, n_features=4, n_targets=k, random_state=0)
-    return pd.DataFrame(X, columns=list("abcd")), pd.DataFrame(Y, columns=[f"t{j}" for j in range(k)])
-
-
-_FITS = {}
-
-
 def _fitted(kind, head="complete"):
     """(model, X) of a kind of target, fitted once per test session."""
-    key = (kind, head)
-    if key not in _FITS:
-        if kind == "classes":
-            X, y = _iris()
-            model = RuleBoostingClassifier(n_rules=6, head=head, verbose=0).fit(X, y)
-        elif kind == "labels":
-            X, y = _labels()
-            model = RuleBoostingClassifier(n_rules=6, head=head, verbose=0).fit(X, y)
-        else:
-            X, y = _targets()
-            model = RuleBoostingRegressor(n_rules=6, head=head, verbose=0).fit(X, y)
-        _FITS[key] = model, X
-    return _FITS[key]
+    model, X, _ = output_targets.fitted(kind, head, n_rules=6)
+    return model, X
 
 
 KINDS = [(kind, head) for kind in ("classes", "labels", "targets") for head in ("complete", "single")]
@@ -153,7 +122,7 @@ def test_an_unknown_output_is_refused_naming_the_valid_ones():
 
 
 def test_integer_class_labels_are_outputs_not_positions():
-    X, y = _iris()
+    X, y = output_targets.iris()
     codes = pd.Series(y).map({"setosa": 7, "versicolor": 8, "virginica": 9}).to_numpy()
     model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, codes)
     assert explain(model.ensemble_, X.head(1), output=9)["output"].eq(9).all()
