@@ -68,6 +68,88 @@ def _build_histograms_multi(X_binned, rows, g, h, c, features_per_pass, hist):
                 hist[j, b, count] += 1.0
 
 
+def row_statistics(g, h, c):
+    """The rows' channels side by side: ``(n, 2 K + 2)``, C-order.
+
+    ``g``, ``h`` of shape (n, K), ``c`` of shape (n,): row ``r`` is
+    ``g[r], h[r], c[r], 1.0``, the channels of a histogram, so that a row
+    adds one contiguous vector to its bin (:func:`_build_from_statistics`).
+    """
+    n, k = g.shape
+    stats = np.empty((n, 2 * k + 2))
+    stats[:, :k] = g
+    stats[:, k:2 * k] = h
+    stats[:, 2 * k] = c
+    stats[:, 2 * k + 1] = 1.0
+    return stats
+
+
+def _build_from_statistics(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, hist):
+    # IN: X_binned (n, d) uint16; rows (m,) intp; stats (n, S) float64 from
+    #     row_statistics; n_bins (d,) int64; features_per_pass >= 1;
+    #     clear_padding bool
+    # OUT: hist (d, B, S): bins 0..n_bins[j] (the missing bin last) of each
+    #      feature overwritten with the rows' sums; the bins after them
+    #      zeroed if clear_padding, else not written (the caller's are
+    #      zero, and stay so).
+    # _build_histograms_multi with a row's channels one vector (one
+    # contiguous add to its bin): the same sums in row order, so the same
+    # bits; zeroing only the bins a feature has (most of a wide table's
+    # histogram is the padding up to the widest feature's bins).
+    n_features = X_binned.shape[1]
+    n_stats = stats.shape[1]
+    for block in prange((n_features + features_per_pass - 1) // features_per_pass):
+        first = block * features_per_pass
+        end = min(first + features_per_pass, n_features)
+        for j in range(first, end):
+            for b in range(hist.shape[1] if clear_padding else n_bins[j] + 1):
+                for s in range(n_stats):
+                    hist[j, b, s] = 0.0
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            for j in range(first, end):
+                b = X_binned[r, j]
+                for s in range(n_stats):
+                    hist[j, b, s] += stats[r, s]
+
+
+def _subtract_rows(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, parent, out):
+    # IN: as _build_from_statistics; parent (d, B, S): an extent's
+    #     histograms, zero after each feature's bins
+    # OUT: out (d, B, S) (may be parent itself): parent minus the
+    #      histograms of rows (a subset of parent's extent); the bins after
+    #      each feature's zeroed if clear_padding, else not written.
+    # The rows' sums of a block of features go into a scratch histogram
+    # the size of a core's cache and are subtracted from it at once: the
+    # same subtraction as parent - build(rows), element by element, without
+    # a histogram of every feature for the rows nor a pass over the padding.
+    n_features = X_binned.shape[1]
+    n_stats = stats.shape[1]
+    width = parent.shape[1]
+    for block in prange((n_features + features_per_pass - 1) // features_per_pass):
+        first = block * features_per_pass
+        end = min(first + features_per_pass, n_features)
+        scratch = np.empty((end - first, width, n_stats))  # in the loop: a thread's own
+        for j in range(first, end):
+            for b in range(n_bins[j] + 1):
+                for s in range(n_stats):
+                    scratch[j - first, b, s] = 0.0
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            for j in range(first, end):
+                b = X_binned[r, j]
+                for s in range(n_stats):
+                    scratch[j - first, b, s] += stats[r, s]
+        for j in range(first, end):
+            for b in range(n_bins[j] + 1):
+                for s in range(n_stats):
+                    out[j, b, s] = parent[j, b, s] - scratch[j - first, b, s]
+            if clear_padding:
+                for b in range(n_bins[j] + 1, width):
+                    for s in range(n_stats):
+                        out[j, b, s] = 0.0
+
+
 @jit
 def objective_single(stats, n_outputs, n, reg_lambda):
     """Second-order objective of a single-output head: the best output's.
@@ -178,6 +260,10 @@ def _head_value(stats, n_outputs, two_n, reg_lambda, single):
 
 
 _head_value = jit_inline(_head_value)
+build_from_statistics_serial = jit(_build_from_statistics)
+build_from_statistics_parallel = jit_parallel(_build_from_statistics)
+subtract_rows_serial = jit(_subtract_rows)
+subtract_rows_parallel = jit_parallel(_subtract_rows)
 build_histograms_multi_serial = jit(_build_histograms_multi)
 build_histograms_multi_parallel = jit_parallel(_build_histograms_multi)
 scan_histograms_multi_serial = jit(_scan_histograms_multi)

@@ -310,6 +310,8 @@ class MultiOutputProblem(SearchProblem):
             return _sparse_histograms(self, rows, g, h)
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
                          multi_kernels.n_channels(self.n_outputs)))
+        if g is self.g and h is self.h and self._fused():
+            return self._build_fused(rows, hist, True)
         d = self.n_features
         # Blocks of features whose histograms fit in about 256 KB (a core's
         # L2): with 2 K + 2 channels of 255 bins a feature's histogram is
@@ -329,6 +331,52 @@ class MultiOutputProblem(SearchProblem):
             multi_kernels.build_histograms_multi_serial(self.X_binned, rows, g, h, self.c,
                                                         per_pass, hist)
         return hist
+
+    @cached_property
+    def _row_statistics(self):
+        return multi_kernels.row_statistics(self.g, self.h, self.c)
+
+    def _fused(self):
+        # Column-major dense bins and SearchProblem's children: histograms
+        # from the rows' channels side by side (_multi_output_kernels.
+        # _build_from_statistics, _subtract_rows).
+        return (isinstance(self.X_binned, np.ndarray) and self.X_rows is None
+                and self._own_children())
+
+    def _features_per_pass(self, shape, rows):
+        # See _build: blocks of features in a core's L2; more blocks than
+        # threads when parallel.
+        d = self.n_features
+        per_pass = max(1, min(d, _BLOCK_FLOATS // (shape[1] * shape[2])))
+        if self._parallel(rows):
+            per_pass = min(per_pass, max(1, -(-d // (2 * numba.get_num_threads()))))
+        return per_pass
+
+    def _build_fused(self, rows, hist, clear_padding):
+        kernel = (multi_kernels.build_from_statistics_parallel if self._parallel(rows)
+                  else multi_kernels.build_from_statistics_serial)
+        kernel(self.X_binned, rows, self._row_statistics, self.n_bins,
+               self._features_per_pass(hist.shape, rows), clear_padding, hist)
+        return hist
+
+    def refined_histograms(self, parent_hist, kept, removed, owned):
+        """:meth:`SearchProblem.refined_histograms`; on dense bins the rows
+        of the smaller side are summed a block of features at a time and
+        subtracted at once (the same numbers), or built into the parent's
+        memory."""
+        if not self._fused():
+            return super().refined_histograms(parent_hist, kept, removed, owned)
+        if len(removed) < len(kept):
+            out = parent_hist if owned else np.empty_like(parent_hist)
+            kernel = (multi_kernels.subtract_rows_parallel if self._parallel(removed)
+                      else multi_kernels.subtract_rows_serial)
+            kernel(self.X_binned, removed, self._row_statistics, self.n_bins,
+                   self._features_per_pass(parent_hist.shape, removed), not owned,
+                   parent_hist, out)
+            return out
+        if owned:
+            return self._build_fused(kept, parent_hist, False)
+        return self._build_fused(kept, np.empty_like(parent_hist), True)
 
     def best_refinements(self, hist, n_rows):
         """Best proposition of every feature for a complete head; see

@@ -634,3 +634,58 @@ def test_the_scans_inlined_head_value_is_head_objective_to_the_bit(g, h, reg_lam
     stats = np.array([*g, *h[:K], c, 1.0])
     expected = kernels.head_objective(stats, K, n, reg_lambda, single)
     assert kernels._head_value.py_func(stats, K, 2.0 * n, reg_lambda, single) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(multi_problems(), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_histograms_from_row_statistics_and_subtracted_rows_match_naive(problem, per_pass, seed):
+    """The greedy search's kernels (a row's channels one vector): built
+    histograms equal the original kernel's to the bit and naive sums; a
+    subset's rows subtracted from a parent equal ``parent - build(subset)``
+    to the bit, in place or into new memory (padding after each feature's
+    bins zero); serial and parallel alike."""
+    stats = kernels.row_statistics(problem.g, problem.h, problem.c)
+    expected = _hist(problem, kernels.build_histograms_multi_serial)
+    np.testing.assert_allclose(expected, naive.histograms_multi(
+        problem.X_binned, problem.rows, problem.g, problem.h, problem.c, problem.n_bins),
+        rtol=1e-12, atol=1e-12)
+    subset = problem.rows[np.random.default_rng(seed).random(len(problem.rows)) < 0.5]
+    sub = np.empty_like(expected)
+    kernels.build_histograms_multi_serial(problem.X_binned, subset, problem.g, problem.h,
+                                          problem.c, per_pass, sub)
+    for build, subtract in ((kernels.build_from_statistics_serial, kernels.subtract_rows_serial),
+                            (kernels.build_from_statistics_parallel,
+                             kernels.subtract_rows_parallel)):
+        hist = np.full_like(expected, np.nan)
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, True, hist)
+        np.testing.assert_array_equal(hist, expected)
+        out = np.full_like(expected, np.nan)
+        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, True, hist, out)
+        np.testing.assert_array_equal(out, expected - sub)
+        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, False, hist, hist)
+        np.testing.assert_array_equal(hist, expected - sub)
+        # Without clearing, only each feature's bins are written: into zeros, the same.
+        again = np.zeros_like(expected)
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, False, again)
+        np.testing.assert_array_equal(again, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(multi_problems())
+def test_refined_multi_output_histograms_equal_child_histograms_bitwise(problem):
+    """The greedy search's children on dense bins (rows summed a block of
+    features at a time and subtracted, or built into the parent's memory)
+    against ``child_histograms``; the root's left as it was."""
+    root, owned = problem.search_histograms(problem.rows)
+    before = root.copy()
+    for condition in naive.candidates(problem.n_bins, problem.is_nominal)[:6]:
+        kept, removed = problem.split(problem.rows, condition)
+        expected = problem.child_histograms(root, kept, removed)
+        child = problem.refined_histograms(root, kept, removed, owned)
+        np.testing.assert_array_equal(child, expected)
+        for kept2, removed2 in [problem.split(kept, c) for c in
+                                naive.candidates(problem.n_bins, problem.is_nominal)[:3]]:
+            expected2 = problem.child_histograms(expected, kept2, removed2)
+            np.testing.assert_array_equal(
+                problem.refined_histograms(child.copy(), kept2, removed2, True), expected2)
+    np.testing.assert_array_equal(root, before)
