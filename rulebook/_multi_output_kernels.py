@@ -29,7 +29,7 @@ References
 import numpy as np
 from numba import prange
 
-from ._config import jit, jit_inline, jit_parallel
+from ._config import jit, jit_helper, jit_inline, jit_parallel
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective_complete
 
@@ -84,7 +84,9 @@ def row_statistics(g, h, c):
     return stats
 
 
-def _build_from_statistics(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, hist):
+def _build_from_statistics(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, hist,
+                           scan, is_nominal, allowed, n_total, reg_lambda, max_count, single,
+                           out_value, out_op, out_bin):
     # IN: X_binned (n, d) uint16; rows (m,) intp; stats (n, S) float64 from
     #     row_statistics; n_bins (d,) int64; features_per_pass >= 1;
     #     clear_padding bool
@@ -92,6 +94,10 @@ def _build_from_statistics(X_binned, rows, stats, n_bins, features_per_pass, cle
     #      feature overwritten with the rows' sums; the bins after them
     #      zeroed if clear_padding, else not written (the caller's are
     #      zero, and stay so).
+    # With scan (the arguments after it as _scan_histograms_multi's), each
+    # block of features is scanned as soon as it is built, while in cache:
+    # out_value, out_op, out_bin as _scan_histograms_multi's (a scan of a
+    # histogram the size of the last level cache read it back from memory).
     # _build_histograms_multi with a row's channels one vector (one
     # contiguous add to its bin): the same sums in row order, so the same
     # bits; zeroing only the bins a feature has (most of a wide table's
@@ -111,14 +117,21 @@ def _build_from_statistics(X_binned, rows, stats, n_bins, features_per_pass, cle
                 b = X_binned[r, j]
                 for s in range(n_stats):
                     hist[j, b, s] += stats[r, s]
+        if scan:
+            for j in range(first, end):
+                _scan_feature(hist, j, n_bins, is_nominal, allowed, n_total, reg_lambda,
+                              max_count, single, out_value, out_op, out_bin)
 
 
-def _subtract_rows(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, parent, out):
+def _subtract_rows(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, parent, out,
+                   scan, is_nominal, allowed, n_total, reg_lambda, max_count, single, out_value,
+                   out_op, out_bin):
     # IN: as _build_from_statistics; parent (d, B, S): an extent's
     #     histograms, zero after each feature's bins
     # OUT: out (d, B, S) (may be parent itself): parent minus the
     #      histograms of rows (a subset of parent's extent); the bins after
-    #      each feature's zeroed if clear_padding, else not written.
+    #      each feature's zeroed if clear_padding, else not written; with
+    #      scan, out scanned a block at a time (see _build_from_statistics).
     # The rows' sums of a block of features go into a scratch histogram
     # the size of a core's cache and are subtracted from it at once: the
     # same subtraction as parent - build(rows), element by element, without
@@ -148,6 +161,10 @@ def _subtract_rows(X_binned, rows, stats, n_bins, features_per_pass, clear_paddi
                 for b in range(n_bins[j] + 1, width):
                     for s in range(n_stats):
                         out[j, b, s] = 0.0
+        if scan:
+            for j in range(first, end):
+                _scan_feature(out, j, n_bins, is_nominal, allowed, n_total, reg_lambda,
+                              max_count, single, out_value, out_op, out_bin)
 
 
 @jit
@@ -191,56 +208,64 @@ def _scan_histograms_multi(hist, n_bins, is_nominal, allowed, n_total, reg_lambd
     # Scored by _head_value, inlined (head_objective called per candidate
     # was two thirds of the scan: reference counts of its array argument).
     n_features = hist.shape[0]
+    for j in prange(n_features):
+        _scan_feature(hist, j, n_bins, is_nominal, allowed, n_total, reg_lambda, max_count,
+                      single, out_value, out_op, out_bin)
+
+
+def _scan_feature(hist, j, n_bins, is_nominal, allowed, n_total, reg_lambda, max_count, single,
+                  out_value, out_op, out_bin):
+    # _scan_histograms_multi of feature j: its best proposition into
+    # out_value[j], out_op[j], out_bin[j].
     n_stats = hist.shape[2]
     n_outputs = (n_stats - 2) // 2
     count = n_stats - 1
     two_n = 2.0 * n_total
-    for j in prange(n_features):
-        best, best_op, best_bin = -np.inf, -1, -1
-        nb = n_bins[j]
-        acc = np.zeros(n_stats)
-        if is_nominal[j]:
-            # ``x != k``: the bins before k plus the bins after k, added
-            # (not total minus bin k, which cancels; see _scan_histograms).
-            after = np.zeros((nb + 1, n_stats))
-            for k in range(nb - 1, -1, -1):
+    best, best_op, best_bin = -np.inf, -1, -1
+    nb = n_bins[j]
+    acc = np.zeros(n_stats)
+    if is_nominal[j]:
+        # ``x != k``: the bins before k plus the bins after k, added
+        # (not total minus bin k, which cancels; see _scan_histograms).
+        after = np.zeros((nb + 1, n_stats))
+        for k in range(nb - 1, -1, -1):
+            for s in range(n_stats):
+                after[k, s] = after[k + 1, s] + hist[j, k, s]
+        rest = np.zeros(n_stats)
+        for k in range(nb):
+            cn = hist[j, k, count]
+            if allowed[j, k, EQ] and 0.0 < cn < max_count:
+                v = _head_value(hist[j, k], n_outputs, two_n, reg_lambda, single)
+                if v > best:
+                    best, best_op, best_bin = v, EQ, k
+            rn = acc[count] + after[k + 1, count]
+            if nb > 2 and allowed[j, k, NE] and 0.0 < rn < max_count:
                 for s in range(n_stats):
-                    after[k, s] = after[k + 1, s] + hist[j, k, s]
-            rest = np.zeros(n_stats)
-            for k in range(nb):
-                cn = hist[j, k, count]
-                if allowed[j, k, EQ] and 0.0 < cn < max_count:
-                    v = _head_value(hist[j, k], n_outputs, two_n, reg_lambda, single)
-                    if v > best:
-                        best, best_op, best_bin = v, EQ, k
-                rn = acc[count] + after[k + 1, count]
-                if nb > 2 and allowed[j, k, NE] and 0.0 < rn < max_count:
-                    for s in range(n_stats):
-                        rest[s] = acc[s] + after[k + 1, s]
-                    v = _head_value(rest, n_outputs, two_n, reg_lambda, single)
-                    if v > best:
-                        best, best_op, best_bin = v, NE, k
-                for s in range(n_stats):
-                    acc[s] += hist[j, k, s]
-        else:
-            for k in range(nb - 1):
-                for s in range(n_stats):
-                    acc[s] += hist[j, k, s]
-                if allowed[j, k, LE] and 0.0 < acc[count] < max_count:
-                    v = _head_value(acc, n_outputs, two_n, reg_lambda, single)
-                    if v > best:
-                        best, best_op, best_bin = v, LE, k
-            acc[:] = 0.0
-            for k in range(nb - 1, 0, -1):
-                for s in range(n_stats):
-                    acc[s] += hist[j, k, s]
-                if allowed[j, k - 1, GT] and 0.0 < acc[count] < max_count:
-                    v = _head_value(acc, n_outputs, two_n, reg_lambda, single)
-                    if v > best:
-                        best, best_op, best_bin = v, GT, k - 1
-        out_value[j] = best
-        out_op[j] = best_op
-        out_bin[j] = best_bin
+                    rest[s] = acc[s] + after[k + 1, s]
+                v = _head_value(rest, n_outputs, two_n, reg_lambda, single)
+                if v > best:
+                    best, best_op, best_bin = v, NE, k
+            for s in range(n_stats):
+                acc[s] += hist[j, k, s]
+    else:
+        for k in range(nb - 1):
+            for s in range(n_stats):
+                acc[s] += hist[j, k, s]
+            if allowed[j, k, LE] and 0.0 < acc[count] < max_count:
+                v = _head_value(acc, n_outputs, two_n, reg_lambda, single)
+                if v > best:
+                    best, best_op, best_bin = v, LE, k
+        acc[:] = 0.0
+        for k in range(nb - 1, 0, -1):
+            for s in range(n_stats):
+                acc[s] += hist[j, k, s]
+            if allowed[j, k - 1, GT] and 0.0 < acc[count] < max_count:
+                v = _head_value(acc, n_outputs, two_n, reg_lambda, single)
+                if v > best:
+                    best, best_op, best_bin = v, GT, k - 1
+    out_value[j] = best
+    out_op[j] = best_op
+    out_bin[j] = best_bin
 
 
 def _head_value(stats, n_outputs, two_n, reg_lambda, single):
@@ -260,6 +285,7 @@ def _head_value(stats, n_outputs, two_n, reg_lambda, single):
 
 
 _head_value = jit_inline(_head_value)
+_scan_feature = jit_helper(_scan_feature)
 build_from_statistics_serial = jit(_build_from_statistics)
 build_from_statistics_parallel = jit_parallel(_build_from_statistics)
 subtract_rows_serial = jit(_subtract_rows)

@@ -292,6 +292,9 @@ class MultiOutputProblem(SearchProblem):
     """
 
     single_head: bool = False
+    # (hist, n_rows, (value, op, bin)): the scan of the histograms a fused
+    # kernel just made, for the next best_refinements (see _scan_arguments).
+    _scored: tuple | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.objective != 2:
@@ -352,12 +355,33 @@ class MultiOutputProblem(SearchProblem):
             per_pass = min(per_pass, max(1, -(-d // (2 * numba.get_num_threads()))))
         return per_pass
 
-    def _build_fused(self, rows, hist, clear_padding):
+    def _build_fused(self, rows, hist, clear_padding, scan=False):
         kernel = (multi_kernels.build_from_statistics_parallel if self._parallel(rows)
                   else multi_kernels.build_from_statistics_serial)
         kernel(self.X_binned, rows, self._row_statistics, self.n_bins,
-               self._features_per_pass(hist.shape, rows), clear_padding, hist)
+               self._features_per_pass(hist.shape, rows), clear_padding, hist,
+               *self._scan_arguments(hist, rows, scan))
         return hist
+
+    def _scan_arguments(self, hist, rows, scan):
+        # The fused kernels' scan of the new histograms (of the extent
+        # ``rows``), kept for the best_refinements call that follows.
+        d = self.n_features
+        out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+        if scan:
+            self._scored = (hist, len(rows), out)
+        return (scan, self.is_nominal, self.allowed_mask, self.n_total, float(self.reg_lambda),
+                float(len(rows)), bool(self.single_head), *out)
+
+    def search_histograms(self, rows):
+        """:meth:`SearchProblem.search_histograms`; the root's histograms
+        built (on dense bins) with the scan of the first step."""
+        if rows is self.rows and self._root_hist is None and self.root_update is None \
+                and self._fused():
+            hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
+                             multi_kernels.n_channels(self.n_outputs)))
+            self._root_hist = self._build_fused(rows, hist, True, scan=True)
+        return super().search_histograms(rows)
 
     def refined_histograms(self, parent_hist, kept, removed, owned):
         """:meth:`SearchProblem.refined_histograms`; on dense bins the rows
@@ -372,15 +396,20 @@ class MultiOutputProblem(SearchProblem):
                       else multi_kernels.subtract_rows_serial)
             kernel(self.X_binned, removed, self._row_statistics, self.n_bins,
                    self._features_per_pass(parent_hist.shape, removed), not owned,
-                   parent_hist, out)
+                   parent_hist, out, *self._scan_arguments(out, kept, True))
             return out
         if owned:
-            return self._build_fused(kept, parent_hist, False)
-        return self._build_fused(kept, np.empty_like(parent_hist), True)
+            return self._build_fused(kept, parent_hist, False, scan=True)
+        return self._build_fused(kept, np.empty_like(parent_hist), True, scan=True)
 
     def best_refinements(self, hist, n_rows):
         """Best proposition of every feature for a complete head; see
         :meth:`SearchProblem.best_refinements`."""
+        scored, self._scored = self._scored, None
+        if scored is not None and scored[0] is hist and scored[1] == n_rows:
+            # Scanned by the kernel that made hist (refined_histograms,
+            # search_histograms): the greedy search's next call, once.
+            return scored[2]
         d = self.n_features
         value, op, bin_ = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
         parallel = d * hist.shape[1] >= PARALLEL_MIN_WORK

@@ -643,7 +643,8 @@ def test_histograms_from_row_statistics_and_subtracted_rows_match_naive(problem,
     histograms equal the original kernel's to the bit and naive sums; a
     subset's rows subtracted from a parent equal ``parent - build(subset)``
     to the bit, in place or into new memory (padding after each feature's
-    bins zero); serial and parallel alike."""
+    bins zero); their fused scans equal the scan kernel's; serial and
+    parallel alike."""
     stats = kernels.row_statistics(problem.g, problem.h, problem.c)
     expected = _hist(problem, kernels.build_histograms_multi_serial)
     np.testing.assert_allclose(expected, naive.histograms_multi(
@@ -653,20 +654,45 @@ def test_histograms_from_row_statistics_and_subtracted_rows_match_naive(problem,
     sub = np.empty_like(expected)
     kernels.build_histograms_multi_serial(problem.X_binned, subset, problem.g, problem.h,
                                           problem.c, per_pass, sub)
+    d = problem.n_features
+
+    def scan_args(n_rows, scan=True):
+        out = np.full(d, np.nan), np.full(d, -7), np.full(d, -7)
+        return out, (scan, problem.is_nominal, problem.allowed_mask, problem.n_total,
+                     problem.reg_lambda, float(n_rows), problem.single_head, *out)
+
+    def scanned(hist, n_rows):
+        out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+        kernels.scan_histograms_multi_serial(hist, problem.n_bins, problem.is_nominal,
+                                             problem.allowed_mask, problem.n_total,
+                                             problem.reg_lambda, float(n_rows),
+                                             problem.single_head, *out)
+        return out
+
+    n_kept = len(problem.rows) - len(subset)
     for build, subtract in ((kernels.build_from_statistics_serial, kernels.subtract_rows_serial),
                             (kernels.build_from_statistics_parallel,
                              kernels.subtract_rows_parallel)):
         hist = np.full_like(expected, np.nan)
-        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, True, hist)
+        out, args = scan_args(len(problem.rows))
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, True, hist, *args)
         np.testing.assert_array_equal(hist, expected)
-        out = np.full_like(expected, np.nan)
-        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, True, hist, out)
-        np.testing.assert_array_equal(out, expected - sub)
-        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, False, hist, hist)
+        for a, b in zip(out, scanned(expected, len(problem.rows))):
+            np.testing.assert_array_equal(a, b)
+        child = np.full_like(expected, np.nan)
+        out, args = scan_args(n_kept)
+        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, True, hist, child,
+                 *args)
+        np.testing.assert_array_equal(child, expected - sub)
+        for a, b in zip(out, scanned(expected - sub, n_kept)):
+            np.testing.assert_array_equal(a, b)
+        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, False, hist, hist,
+                 *scan_args(n_kept, False)[1])
         np.testing.assert_array_equal(hist, expected - sub)
         # Without clearing, only each feature's bins are written: into zeros, the same.
         again = np.zeros_like(expected)
-        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, False, again)
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, False, again,
+              *scan_args(len(problem.rows), False)[1])
         np.testing.assert_array_equal(again, expected)
 
 
@@ -683,6 +709,9 @@ def test_refined_multi_output_histograms_equal_child_histograms_bitwise(problem)
         expected = problem.child_histograms(root, kept, removed)
         child = problem.refined_histograms(root, kept, removed, owned)
         np.testing.assert_array_equal(child, expected)
+        fused = problem.best_refinements(child, len(kept))  # scanned by the kernel that made it
+        for a, b in zip(fused, problem.best_refinements(child.copy(), len(kept))):
+            np.testing.assert_array_equal(a, b)
         for kept2, removed2 in [problem.split(kept, c) for c in
                                 naive.candidates(problem.n_bins, problem.is_nominal)[:3]]:
             expected2 = problem.child_histograms(expected, kept2, removed2)
