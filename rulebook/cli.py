@@ -275,9 +275,6 @@ def _compare(args):
         raise ValueError("--time-limit applies only to the optimal learner, which --learners leaves out.")
     X, y, task, name, reg_lambda = _load(args)
     _check_target(y, task, args)
-    if args.report and task == "multiclass":
-        raise ValueError("--report shows one score per row and does not support multiclass "
-                         "targets yet; drop --report (the printed comparison covers them).")
     X_train, X_test, y_train, y_test = _split(X, y, task, args.seed)
     split = (f"{name}: {task}, target {y.name!r}, {len(X)} rows, {X.shape[1]} features; "
              f"train {len(X_train)} / test {len(X_test)} (seed {args.seed})")

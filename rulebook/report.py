@@ -211,7 +211,10 @@ def score_table(models, X_test, y_test):
     -------
     DataFrame
         Column ``rules`` (int) then one score column per model (float64;
-        ROC AUC, R^2 or mean Poisson deviance by the models' loss).
+        by the models' target, as :func:`rulebook.charts.score_curve_data`:
+        ROC AUC, R^2 or mean Poisson deviance for one output; accuracy for
+        several classes, micro-F1 for several labels, the mean R^2 (or
+        mean Poisson deviance) over several targets).
 
     Examples
     --------
