@@ -84,87 +84,93 @@ def row_statistics(g, h, c):
     return stats
 
 
-def _build_from_statistics(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, hist,
-                           scan, is_nominal, allowed, n_total, reg_lambda, max_count, single,
-                           out_value, out_op, out_bin):
+def _build_from_statistics(X_binned, rows, stats, n_bins, features, features_per_pass,
+                           clear_padding, hist, scan, is_nominal, allowed, n_total, reg_lambda,
+                           max_count, single, out_value, out_op, out_bin):
     # IN: X_binned (n, d) uint16; rows (m,) intp; stats (n, S) float64 from
-    #     row_statistics; n_bins (d,) int64; features_per_pass >= 1;
+    #     row_statistics; n_bins (d,) int64; features (f,) int64: the
+    #     features to build (all of them: arange(d)); features_per_pass >= 1;
     #     clear_padding bool
     # OUT: hist (d, B, S): bins 0..n_bins[j] (the missing bin last) of each
-    #      feature overwritten with the rows' sums; the bins after them
-    #      zeroed if clear_padding, else not written (the caller's are
-    #      zero, and stay so).
+    #      feature j of features overwritten with the rows' sums; the bins
+    #      after them zeroed if clear_padding, else not written (the
+    #      caller's are zero, and stay so). Other features not written.
     # With scan (the arguments after it as _scan_histograms_multi's), each
     # block of features is scanned as soon as it is built, while in cache:
-    # out_value, out_op, out_bin as _scan_histograms_multi's (a scan of a
-    # histogram the size of the last level cache read it back from memory).
+    # out_value[j], out_op[j], out_bin[j] as _scan_histograms_multi's, for
+    # the features built (a scan of a histogram the size of the last level
+    # cache read it back from memory).
     # _build_histograms_multi with a row's channels one vector (one
     # contiguous add to its bin): the same sums in row order, so the same
     # bits; zeroing only the bins a feature has (most of a wide table's
     # histogram is the padding up to the widest feature's bins).
-    n_features = X_binned.shape[1]
+    n_todo = features.shape[0]
     n_stats = stats.shape[1]
-    for block in prange((n_features + features_per_pass - 1) // features_per_pass):
+    for block in prange((n_todo + features_per_pass - 1) // features_per_pass):
         first = block * features_per_pass
-        end = min(first + features_per_pass, n_features)
-        for j in range(first, end):
+        end = min(first + features_per_pass, n_todo)
+        for f in range(first, end):
+            j = features[f]
             for b in range(hist.shape[1] if clear_padding else n_bins[j] + 1):
                 for s in range(n_stats):
                     hist[j, b, s] = 0.0
         for i in range(rows.shape[0]):
             r = rows[i]
-            for j in range(first, end):
+            for f in range(first, end):
+                j = features[f]
                 b = X_binned[r, j]
                 for s in range(n_stats):
                     hist[j, b, s] += stats[r, s]
         if scan:
-            for j in range(first, end):
-                _scan_feature(hist, j, n_bins, is_nominal, allowed, n_total, reg_lambda,
-                              max_count, single, out_value, out_op, out_bin)
+            for f in range(first, end):
+                _scan_feature(hist, features[f], n_bins, is_nominal, allowed, n_total,
+                              reg_lambda, max_count, single, out_value, out_op, out_bin)
 
 
-def _subtract_rows(X_binned, rows, stats, n_bins, features_per_pass, clear_padding, parent, out,
-                   scan, is_nominal, allowed, n_total, reg_lambda, max_count, single, out_value,
-                   out_op, out_bin):
+def _subtract_rows(X_binned, rows, stats, n_bins, features, features_per_pass, clear_padding,
+                   parent, out, scan, is_nominal, allowed, n_total, reg_lambda, max_count, single,
+                   out_value, out_op, out_bin):
     # IN: as _build_from_statistics; parent (d, B, S): an extent's
     #     histograms, zero after each feature's bins
-    # OUT: out (d, B, S) (may be parent itself): parent minus the
-    #      histograms of rows (a subset of parent's extent); the bins after
-    #      each feature's zeroed if clear_padding, else not written; with
-    #      scan, out scanned a block at a time (see _build_from_statistics).
+    # OUT: out (d, B, S) (may be parent itself): for the features listed,
+    #      parent minus the histograms of rows (a subset of parent's
+    #      extent); the bins after each feature's zeroed if clear_padding,
+    #      else not written; with scan, out scanned a block at a time (see
+    #      _build_from_statistics). Other features not written.
     # The rows' sums of a block of features go into a scratch histogram
     # the size of a core's cache and are subtracted from it at once: the
     # same subtraction as parent - build(rows), element by element, without
     # a histogram of every feature for the rows nor a pass over the padding.
-    n_features = X_binned.shape[1]
+    n_todo = features.shape[0]
     n_stats = stats.shape[1]
     width = parent.shape[1]
-    for block in prange((n_features + features_per_pass - 1) // features_per_pass):
+    for block in prange((n_todo + features_per_pass - 1) // features_per_pass):
         first = block * features_per_pass
-        end = min(first + features_per_pass, n_features)
+        end = min(first + features_per_pass, n_todo)
         scratch = np.empty((end - first, width, n_stats))  # in the loop: a thread's own
-        for j in range(first, end):
-            for b in range(n_bins[j] + 1):
+        for f in range(first, end):
+            for b in range(n_bins[features[f]] + 1):
                 for s in range(n_stats):
-                    scratch[j - first, b, s] = 0.0
+                    scratch[f - first, b, s] = 0.0
         for i in range(rows.shape[0]):
             r = rows[i]
-            for j in range(first, end):
-                b = X_binned[r, j]
+            for f in range(first, end):
+                b = X_binned[r, features[f]]
                 for s in range(n_stats):
-                    scratch[j - first, b, s] += stats[r, s]
-        for j in range(first, end):
+                    scratch[f - first, b, s] += stats[r, s]
+        for f in range(first, end):
+            j = features[f]
             for b in range(n_bins[j] + 1):
                 for s in range(n_stats):
-                    out[j, b, s] = parent[j, b, s] - scratch[j - first, b, s]
+                    out[j, b, s] = parent[j, b, s] - scratch[f - first, b, s]
             if clear_padding:
                 for b in range(n_bins[j] + 1, width):
                     for s in range(n_stats):
                         out[j, b, s] = 0.0
         if scan:
-            for j in range(first, end):
-                _scan_feature(out, j, n_bins, is_nominal, allowed, n_total, reg_lambda,
-                              max_count, single, out_value, out_op, out_bin)
+            for f in range(first, end):
+                _scan_feature(out, features[f], n_bins, is_nominal, allowed, n_total,
+                              reg_lambda, max_count, single, out_value, out_op, out_bin)
 
 
 @jit

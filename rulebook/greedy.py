@@ -99,7 +99,9 @@ def greedy_search(problem):
         conditions.append(condition)
         used[j] = True
         rows, removed = problem.split(rows, condition)
-        hist = problem.refined_histograms(hist, rows, removed, owned)
+        # At the length limit only the columns used are refined from here on.
+        hist = problem.refined_histograms(hist, rows, removed, owned,
+                                          np.flatnonzero(used) if used.sum() >= limit else None)
         owned = True
         value = float(values[j])
     return SearchResult(tuple(conditions), value, rows,

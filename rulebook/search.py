@@ -229,7 +229,7 @@ class SearchProblem:
             return self.root_histograms(), False
         return self.histograms(rows), True
 
-    def refined_histograms(self, parent_hist, kept, removed, owned):
+    def refined_histograms(self, parent_hist, kept, removed, owned, features=None):
         """:meth:`child_histograms`, in memory already allocated.
 
         With ``owned``, ``parent_hist`` is the caller's to give up and the
@@ -238,6 +238,12 @@ class SearchProblem:
         :meth:`child_histograms` (the same subtraction, element by
         element), without a new array a step (a histogram of 255 bins, 103
         features and 14 outputs is 6 MB).
+
+        ``features`` (ascending feature indices, optional): only these
+        features' histograms are needed from here on (a query at its length
+        limit refines only the columns it uses); a problem may then leave
+        the others' as they were, or anything, and its next
+        :meth:`best_refinements` of them -inf.
         """
         if not self._own_children() or len(removed) >= len(kept):
             return self.child_histograms(parent_hist, kept, removed)
@@ -355,19 +361,26 @@ class MultiOutputProblem(SearchProblem):
             per_pass = min(per_pass, max(1, -(-d // (2 * numba.get_num_threads()))))
         return per_pass
 
-    def _build_fused(self, rows, hist, clear_padding, scan=False):
+    def _build_fused(self, rows, hist, clear_padding, scan=False, features=None):
         kernel = (multi_kernels.build_from_statistics_parallel if self._parallel(rows)
                   else multi_kernels.build_from_statistics_serial)
         kernel(self.X_binned, rows, self._row_statistics, self.n_bins,
-               self._features_per_pass(hist.shape, rows), clear_padding, hist,
-               *self._scan_arguments(hist, rows, scan))
+               self._listed(features), self._features_per_pass(hist.shape, rows), clear_padding,
+               hist, *self._scan_arguments(hist, rows, scan))
         return hist
+
+    def _listed(self, features):
+        # The kernels' list of features: all of them unless given.
+        if features is None:
+            return np.arange(self.n_features, dtype=np.int64)
+        return np.asarray(features, np.int64)
 
     def _scan_arguments(self, hist, rows, scan):
         # The fused kernels' scan of the new histograms (of the extent
-        # ``rows``), kept for the best_refinements call that follows.
+        # ``rows``), kept for the best_refinements call that follows; -inf
+        # for features not scanned.
         d = self.n_features
-        out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+        out = np.full(d, -np.inf), np.full(d, -1, np.int64), np.full(d, -1, np.int64)
         if scan:
             self._scored = (hist, len(rows), out)
         return (scan, self.is_nominal, self.allowed_mask, self.n_total, float(self.reg_lambda),
@@ -383,24 +396,24 @@ class MultiOutputProblem(SearchProblem):
             self._root_hist = self._build_fused(rows, hist, True, scan=True)
         return super().search_histograms(rows)
 
-    def refined_histograms(self, parent_hist, kept, removed, owned):
+    def refined_histograms(self, parent_hist, kept, removed, owned, features=None):
         """:meth:`SearchProblem.refined_histograms`; on dense bins the rows
         of the smaller side are summed a block of features at a time and
         subtracted at once (the same numbers), or built into the parent's
-        memory."""
+        memory, for the ``features`` given only."""
         if not self._fused():
-            return super().refined_histograms(parent_hist, kept, removed, owned)
+            return super().refined_histograms(parent_hist, kept, removed, owned, features)
         if len(removed) < len(kept):
             out = parent_hist if owned else np.empty_like(parent_hist)
             kernel = (multi_kernels.subtract_rows_parallel if self._parallel(removed)
                       else multi_kernels.subtract_rows_serial)
             kernel(self.X_binned, removed, self._row_statistics, self.n_bins,
-                   self._features_per_pass(parent_hist.shape, removed), not owned,
-                   parent_hist, out, *self._scan_arguments(out, kept, True))
+                   self._listed(features), self._features_per_pass(parent_hist.shape, removed),
+                   not owned, parent_hist, out, *self._scan_arguments(out, kept, True))
             return out
         if owned:
-            return self._build_fused(kept, parent_hist, False, scan=True)
-        return self._build_fused(kept, np.empty_like(parent_hist), True, scan=True)
+            return self._build_fused(kept, parent_hist, False, True, features)
+        return self._build_fused(kept, np.empty_like(parent_hist), True, True, features)
 
     def best_refinements(self, hist, n_rows):
         """Best proposition of every feature for a complete head; see

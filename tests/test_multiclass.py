@@ -670,30 +670,43 @@ def test_histograms_from_row_statistics_and_subtracted_rows_match_naive(problem,
         return out
 
     n_kept = len(problem.rows) - len(subset)
+    every = np.arange(d)
     for build, subtract in ((kernels.build_from_statistics_serial, kernels.subtract_rows_serial),
                             (kernels.build_from_statistics_parallel,
                              kernels.subtract_rows_parallel)):
         hist = np.full_like(expected, np.nan)
         out, args = scan_args(len(problem.rows))
-        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, True, hist, *args)
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, every, per_pass, True, hist,
+              *args)
         np.testing.assert_array_equal(hist, expected)
         for a, b in zip(out, scanned(expected, len(problem.rows))):
             np.testing.assert_array_equal(a, b)
         child = np.full_like(expected, np.nan)
         out, args = scan_args(n_kept)
-        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, True, hist, child,
-                 *args)
+        subtract(problem.X_binned, subset, stats, problem.n_bins, every, per_pass, True, hist,
+                 child, *args)
         np.testing.assert_array_equal(child, expected - sub)
         for a, b in zip(out, scanned(expected - sub, n_kept)):
             np.testing.assert_array_equal(a, b)
-        subtract(problem.X_binned, subset, stats, problem.n_bins, per_pass, False, hist, hist,
-                 *scan_args(n_kept, False)[1])
+        subtract(problem.X_binned, subset, stats, problem.n_bins, every, per_pass, False, hist,
+                 hist, *scan_args(n_kept, False)[1])
         np.testing.assert_array_equal(hist, expected - sub)
         # Without clearing, only each feature's bins are written: into zeros, the same.
         again = np.zeros_like(expected)
-        build(problem.X_binned, problem.rows, stats, problem.n_bins, per_pass, False, again,
-              *scan_args(len(problem.rows), False)[1])
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, every, per_pass, False,
+              again, *scan_args(len(problem.rows), False)[1])
         np.testing.assert_array_equal(again, expected)
+        # Some features only: theirs written and scanned, the others' untouched.
+        listed = np.flatnonzero(np.random.default_rng(seed + 1).random(d) < 0.5)
+        some = np.full_like(expected, np.nan)
+        out, args = scan_args(len(problem.rows))
+        build(problem.X_binned, problem.rows, stats, problem.n_bins, listed, per_pass, True,
+              some, *args)
+        np.testing.assert_array_equal(some[listed], expected[listed])
+        assert np.isnan(np.delete(some, listed, axis=0)).all()
+        for a, b in zip(out, scanned(expected, len(problem.rows))):
+            np.testing.assert_array_equal(a[listed], b[listed])
+        assert np.isnan(np.delete(out[0], listed)).all()
 
 
 @settings(max_examples=60, deadline=None)
@@ -717,4 +730,12 @@ def test_refined_multi_output_histograms_equal_child_histograms_bitwise(problem)
             expected2 = problem.child_histograms(expected, kept2, removed2)
             np.testing.assert_array_equal(
                 problem.refined_histograms(child.copy(), kept2, removed2, True), expected2)
+            # Feature 0 only (a query at its length limit): its histograms
+            # and scan as before, the others' scans -inf.
+            only = problem.refined_histograms(child.copy(), kept2, removed2, True, [0])
+            np.testing.assert_array_equal(only[0], expected2[0])
+            value, op, bin_ = problem.best_refinements(only, len(kept2))
+            full = problem.best_refinements(expected2.copy(), len(kept2))
+            assert (value[0], op[0], bin_[0]) == (full[0][0], full[1][0], full[2][0])
+            assert (value[1:] == -np.inf).all() and (op[1:] == -1).all()
     np.testing.assert_array_equal(root, before)
