@@ -114,16 +114,62 @@ def bin_sparse(X, sample_weight, max_bins, cut_points, readable, weighted_cuts):
     weights = sample_weight[active]
     uniform = not len(weights) or bool(np.all(weights == weights[0]))
     n_active = len(weights)
-    found = {}
+    found = _few_valued_cuts(X, active, n_active, max_bins) if uniform else {}
     for j in range(d):
-        if f"x{j}" in cut_points:
+        if f"x{j}" in cut_points or j in found:
             continue
         rows, values = _column(X, j)
         found[j] = _column_cuts(rows, values, sample_weight, active, n_active, uniform,
                                 max_bins, weighted_cuts)
+    found = {j: found[j] for j in range(d) if f"x{j}" not in cut_points}  # in column order
     chosen = readable(found)
     thresholds = [cut_points.get(f"x{j}", chosen.get(j)) for j in range(d)]
     return thresholds, _codes(X, thresholds)
+
+
+def _few_valued_cuts(X, active, n_active, max_bins):
+    """:func:`_uniform_cuts` of every column with at most ``max_bins`` distinct
+    values (zero included), in a few passes over all entries.
+
+    Each such column is cut after every distinct value but its largest, as
+    :func:`_uniform_cuts` does; the per-column NumPy calls were most of
+    binning a wide sparse matrix (enron's 1,001 columns: 0.1 s). Columns
+    with more distinct values are left to :func:`_uniform_cuts` (absent
+    from the result).
+
+    Returns
+    -------
+    dict of {int: (ndarray, ndarray)}
+    """
+    d = X.shape[1]
+    column = np.repeat(np.arange(d), np.diff(X.indptr))
+    values = np.asarray(X.data, dtype=np.float64)
+    keep = (values != 0) & active[X.indices] & ~np.isnan(values)
+    # A column's zeros: its active rows not stored as non-zero (NaN included,
+    # as _column_cuts counts them).
+    stored_active = np.bincount(column[(values != 0) & active[X.indices]], minlength=d)
+    n_zero = n_active - stored_active
+    column = np.concatenate([column[keep], np.flatnonzero(n_zero > 0)])
+    values = np.concatenate([values[keep], np.zeros(int((n_zero > 0).sum()))])
+    order = np.lexsort((values, column))
+    column, values = column[order], values[order]
+    first = np.ones(len(values), bool)  # the first of its value in its column
+    first[1:] = (column[1:] != column[:-1]) | (values[1:] != values[:-1])
+    column, values = column[first], values[first]
+    n_distinct = np.bincount(column, minlength=d)
+    last = np.ones(len(values), bool)  # the largest of its column
+    last[:-1] = column[1:] != column[:-1]
+    few = (n_distinct > 1) if max_bins is None else (n_distinct > 1) & (n_distinct <= max_bins)
+    if max_bins is None and n_distinct.max(initial=0) - 1 > 65534:
+        return {}  # _uniform_cuts raises for that column
+    cut = ~last & few[column]
+    following = np.empty_like(values)
+    following[:-1] = values[1:]
+    per_column = np.bincount(column[cut], minlength=d)
+    splits = np.cumsum(per_column)[:-1]
+    cuts = dict(enumerate(zip(np.split(values[cut], splits), np.split(following[cut], splits))))
+    empty = np.empty(0), np.empty(0)
+    return {j: (cuts[j] if few[j] else empty) for j in range(d) if few[j] or n_distinct[j] <= 1}
 
 
 def _column(X, j):

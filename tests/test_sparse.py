@@ -436,3 +436,28 @@ def test_a_model_fitted_on_sparse_x_round_trips_through_json_and_pickle():
     model = RuleBoostingClassifier(n_rules=3, verbose=0).fit(X, y)
     for loaded in (load_model(model.to_json()), pickle.loads(pickle.dumps(model))):
         np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("max_bins", [2, 3, 8, 255, None])
+def test_few_valued_cuts_of_all_columns_equal_the_per_column_cuts(seed, max_bins):
+    """The cuts of the columns of at most ``max_bins`` distinct values, found
+    for all columns at once, against ``_uniform_cuts`` column by column
+    (NaN, stored zeros, inactive rows); the others are left out."""
+    from rulebook import _sparse_bins as sb
+
+    X = as_sparse(random_sparse(seed, nan=seed % 2 == 0, explicit_zeros=seed % 3 == 0,
+                                negative=seed != 1))
+    active = np.random.default_rng(seed).random(80) < (0.7 if seed % 2 else 1.0)
+    found = sb._few_valued_cuts(X, active, int(active.sum()), max_bins)
+    for j in range(X.shape[1]):
+        rows, values = sb._column(X, j)
+        keep = active[rows] & ~np.isnan(values)
+        n_zero = int(active.sum()) - int(active[rows].sum())
+        expected = sb._uniform_cuts(values[keep], n_zero, max_bins)
+        n_distinct = len(np.unique(np.r_[values[keep], [0.0] * (n_zero > 0)]))
+        if max_bins is not None and n_distinct > max_bins:
+            assert j not in found
+        else:
+            np.testing.assert_array_equal(found[j][0], expected[0])
+            np.testing.assert_array_equal(found[j][1], expected[1])
