@@ -182,7 +182,8 @@ def _multinomial(y, Q, heads, sample_weight, reg_lambda, b, W, tol, max_iter):
             return _fit(unpack(theta), iteration, True, value, centre)
         theta, value = new, new_value
     warnings.warn(f"the corrective weight re-fit did not converge in {max_iter} Newton "
-                  "iterations (no finite minimiser with reg_lambda=0?); use reg_lambda > 0.",
+                  "iterations: there is no finite minimiser when reg_lambda=0, or when a "
+                  "class has no row of positive weight (its intercept goes to -inf).",
                   UserWarning, stacklevel=3)
     return _fit(unpack(theta), max_iter, False, value, centre)
 
