@@ -76,6 +76,67 @@ def _build_histograms_sparse(indptr, columns, codes, zero_bin, n_bins, rows, g, 
             hist[j, z, s] += rest
 
 
+def _build_sparse_from_statistics(indptr, columns, codes, zero_bin, n_bins, rows, stats,
+                                  features, every, hist):
+    # IN: as _build_histograms_sparse, the rows' channels side by side in
+    #     stats (n, 2K + 2) (_multi_output_kernels.row_statistics);
+    #     features (f,) int64 ascending: the features to build; every: they
+    #     are all of them.
+    # OUT: hist (d, B, 2K + 2): the listed features' histograms, the same
+    #      bits as _build_histograms_sparse's (each bin's stored entries
+    #      summed in row order, the zero bin completed from the totals the
+    #      same way); other features not written.
+    # All features: a row's stored entries, each one contiguous add. A few
+    # (a query at its length limit refines only its own columns): each
+    # listed feature's entry of each row found by binary search.
+    n_stats = stats.shape[1]
+    count = n_stats - 1
+    for f in range(features.shape[0]):
+        j = features[f]
+        for b in range(hist.shape[1]):
+            for s in range(n_stats):
+                hist[j, b, s] = 0.0
+    total = np.zeros(n_stats)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        for s in range(n_stats):
+            total[s] += stats[r, s]
+        if every:
+            for p in range(indptr[r], indptr[r + 1]):
+                j = columns[p]
+                b = codes[p]
+                for s in range(n_stats):
+                    hist[j, b, s] += stats[r, s]
+        else:
+            for f in range(features.shape[0]):
+                j = features[f]
+                lo, hi = indptr[r], indptr[r + 1]
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if columns[mid] < j:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < indptr[r + 1] and columns[lo] == j:
+                    b = codes[lo]
+                    for s in range(n_stats):
+                        hist[j, b, s] += stats[r, s]
+    # The rows a column does not store: the total minus its stored entries.
+    for f in range(features.shape[0]):
+        j = features[f]
+        stored = 0.0
+        for b in range(n_bins[j] + 1):
+            stored += hist[j, b, count]
+        if stored == total[count]:
+            continue  # no zero rows: the zero bin is exactly the stored entries'
+        z = zero_bin[j]
+        for s in range(n_stats):
+            rest = total[s]
+            for b in range(n_bins[j] + 1):
+                rest -= hist[j, b, s]
+            hist[j, z, s] += rest
+
+
 def _code_at(indptr, columns, codes, zero_bin, r, f):
     # The bin code of row r in column f: its stored entry's (binary search
     # in the row's ascending columns), else the column's zero bin.
@@ -242,6 +303,7 @@ def _redundant_sparse(indptr, columns, codes, zero_bin, rows, feature, op, bin_,
 
 
 build_histograms_sparse = jit(_build_histograms_sparse)
+build_sparse_from_statistics = jit(_build_sparse_from_statistics)
 # Helpers (called from Python, in tests, through an uncached twin: one
 # function compiled both as a kernel and as a helper would share a cache
 # entry, _config.jit_helper).

@@ -316,6 +316,8 @@ class MultiOutputProblem(SearchProblem):
 
     def _build(self, rows, g, h):
         if isinstance(self.X_binned, SparseBins):
+            if g is self.g and h is self.h:
+                return self._sparse_build(rows)
             return _sparse_histograms(self, rows, g, h)
         hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
                          multi_kernels.n_channels(self.n_outputs)))
@@ -396,11 +398,50 @@ class MultiOutputProblem(SearchProblem):
             self._root_hist = self._build_fused(rows, hist, True, scan=True)
         return super().search_histograms(rows)
 
+    def _sparse_build(self, rows, features=None, hist=None):
+        # Histograms from sparse codes, the rows' channels side by side: all
+        # features, or only those listed (their entries found per row).
+        X = self.X_binned
+        if hist is None:
+            hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
+                             multi_kernels.n_channels(self.n_outputs)))
+        sparse_kernels.build_sparse_from_statistics(
+            X.indptr, X.columns, X.codes, X.zero_bin, self.n_bins, rows, self._row_statistics,
+            self._listed(features), features is None, hist)
+        return hist
+
+    def _sparse_refined(self, parent_hist, kept, removed, owned, features):
+        # refined_histograms of sparse codes for a few features: theirs
+        # built or subtracted (the same numbers as for all features), then
+        # scanned, kept for the next best_refinements.
+        features = np.asarray(features, np.int64)
+        out = parent_hist if owned else np.empty_like(parent_hist)
+        if len(removed) < len(kept):
+            built = self._sparse_build(removed, features)
+            out[features] = parent_hist[features] - built[features]
+        else:
+            self._sparse_build(kept, features, out)
+        d = self.n_features
+        value = np.full(d, -np.inf)
+        op, bin_ = np.full(d, -1, np.int64), np.full(d, -1, np.int64)
+        some = (np.empty(len(features)), np.empty(len(features), np.int64),
+                np.empty(len(features), np.int64))
+        multi_kernels.scan_histograms_multi_serial(
+            np.ascontiguousarray(out[features]), self.n_bins[features], self.is_nominal[features],
+            np.ascontiguousarray(self.allowed_mask[features]), self.n_total,
+            float(self.reg_lambda), float(len(kept)), bool(self.single_head), *some)
+        value[features], op[features], bin_[features] = some
+        self._scored = (out, len(kept), (value, op, bin_))
+        return out
+
     def refined_histograms(self, parent_hist, kept, removed, owned, features=None):
         """:meth:`SearchProblem.refined_histograms`; on dense bins the rows
         of the smaller side are summed a block of features at a time and
         subtracted at once (the same numbers), or built into the parent's
-        memory, for the ``features`` given only."""
+        memory, for the ``features`` given only (on sparse codes too)."""
+        if (features is not None and isinstance(self.X_binned, SparseBins)
+                and self._own_children()):
+            return self._sparse_refined(parent_hist, kept, removed, owned, features)
         if not self._fused():
             return super().refined_histograms(parent_hist, kept, removed, owned, features)
         if len(removed) < len(kept):

@@ -461,3 +461,25 @@ def test_few_valued_cuts_of_all_columns_equal_the_per_column_cuts(seed, max_bins
         else:
             np.testing.assert_array_equal(found[j][0], expected[0])
             np.testing.assert_array_equal(found[j][1], expected[1])
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n_outputs", [1, 3])
+def test_sparse_histograms_from_row_statistics_equal_the_kernel_bitwise(seed, n_outputs):
+    """The greedy search's sparse build (a row's channels one vector), for
+    all features and for a few (entries found per row), against
+    ``build_histograms_sparse`` to the bit; features not listed untouched."""
+    from rulebook import _multi_output_kernels as mk
+
+    bins, dense, n_bins, g, h, c, rows = _problem(seed, n_outputs)
+    d = dense.shape[1]
+    expected = np.empty((d, n_bins.max() + 1, 2 * n_outputs + 2))
+    sk.build_histograms_sparse(bins.indptr, bins.columns, bins.codes, bins.zero_bin, n_bins,
+                               rows, g, h, c, expected)
+    stats = mk.row_statistics(g, h, c)
+    for listed in (np.arange(d), np.array([1, d - 1]), np.array([seed % d])):
+        hist = np.full_like(expected, np.nan)
+        sk.build_sparse_from_statistics(bins.indptr, bins.columns, bins.codes, bins.zero_bin,
+                                        n_bins, rows, stats, listed, len(listed) == d, hist)
+        np.testing.assert_array_equal(hist[listed], expected[listed])
+        assert np.isnan(np.delete(hist, listed, axis=0)).all()
