@@ -522,3 +522,29 @@ def test_bin_values_grid_cells_dense_and_degenerate(kind):
         out = np.empty(len(probes), np.uint16)
         kernel(probes, cuts, out)
         np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("max_bins", [2, 3, 5, 255, None])
+def test_the_cuts_of_a_sorted_block_equal_the_per_column_cuts(max_bins):
+    """All columns at once (rows active and weighing alike) against
+    ``_equal_frequency_cuts_numpy`` column by column: ties, runs of -0.0 and
+    0.0 (the first sorted value of a run is the cut, sign included),
+    constant columns; None with a NaN."""
+    from rulebook.binning import _equal_frequency_cuts_numpy, _sorted_block_cuts
+
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        m, d = int(rng.integers(1, 40)), int(rng.integers(1, 5))
+        block = np.round(rng.normal(size=(m, d)) * rng.integers(1, 4)) / 2
+        block[rng.random((m, d)) < 0.2] = -0.0
+        block[:, 0] = block[0, 0] if seed % 5 == 0 else block[:, 0]  # constant
+        block = np.asfortranarray(block)
+        found = _sorted_block_cuts(block, max_bins)
+        w, active = np.ones(m), np.ones(m, bool)
+        for j in range(d):
+            cuts, following = _equal_frequency_cuts_numpy(block[:, j], w, active, max_bins)
+            np.testing.assert_array_equal(found[j][0], cuts)
+            np.testing.assert_array_equal(np.signbit(found[j][0]), np.signbit(cuts))
+            np.testing.assert_array_equal(found[j][1], following)
+        block[0, -1] = np.nan
+        assert _sorted_block_cuts(block, max_bins) is None
