@@ -485,9 +485,17 @@ def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
     alike = _weigh_alike(sample_weight, active) if block.shape[0] >= COMPILED_MIN_ROWS else None
     if (block.shape[0] < COMPILED_MIN_ROWS and len(columns) > 1 and active.all()
             and _weigh_alike(sample_weight, active)):
-        # A small table of rows weighing alike: its columns at once.
-        found = _sorted_block_cuts(block[:, columns], max_bins)
-        if found is not None:
+        # A small table of rows weighing alike: its columns at once, in
+        # groups of about BLOCK_CUT_CELLS cells (a few int64 arrays of the
+        # group's shape are made).
+        width = max(1, BLOCK_CUT_CELLS // block.shape[0])
+        found = []
+        for start in range(0, len(columns), width):
+            group = _sorted_block_cuts(block[:, columns[start:start + width]], max_bins)
+            if group is None:
+                break
+            found += group
+        else:
             return found
 
     def cut(k):
@@ -498,6 +506,10 @@ def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
         return [cut(k) for k in columns]
     with ThreadPoolExecutor(threads) as pool:
         return list(pool.map(cut, columns))
+
+
+# Cells of a group of columns cut at once (_sorted_block_cuts): 8 MB an int64 array.
+BLOCK_CUT_CELLS = 2**20
 
 
 def _sorted_block_cuts(block, max_bins):
