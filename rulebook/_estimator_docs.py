@@ -91,7 +91,9 @@ _PARAMETERS = """
         a rule says about one column, so ``9.35 < Fare <= 35`` (two
         propositions) is one condition, as is ``Embarked not in {C, Q}``;
         rules print in that form and complexity counts these conditions.
-        Every learner honours it. ``"auto"`` is 2, or no limit when
+        Every learner honours it; ``GreedyLearner(count_refinements=True)``
+        also caps the propositions (thresholds) at this number, as BOOMER's
+        ``max_conditions`` does. ``"auto"`` is 2, or no limit when
         ``propositions`` reproduces the papers' settings (which have none).
         Short rules are readable and keep the optimal learner's search at
         full resolution (255 bins) within reach; ``benchmarks/bench_defaults.py``

@@ -82,23 +82,25 @@ def best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective, n_t
     return best
 
 
-def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, max_len=0):
+def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, max_len=0,
+           max_steps=None):
     """Greedy refinement from the query True, by explicit masks; ``max_len``
-    limits the number of distinct columns (conditions)."""
+    limits the number of distinct columns (conditions), ``max_steps`` the
+    number of propositions added."""
     n_total = c[rows].sum()
     value = float(objective_value(NAMES[objective], g[rows].sum(), h[rows].sum(),
                                   c[rows].sum(), n_total, reg_lambda))
     return _refine_greedily(
         X_binned, rows, value, n_bins, max_len,
         lambda rows: best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective,
-                                      n_total, reg_lambda))
+                                      n_total, reg_lambda), max_steps)
 
 
-def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of):
+def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of, max_steps=None):
     """The greedy loop of :func:`greedy` and :func:`greedy_multi`:
     ``best_of(rows)`` gives each feature's best (value, op, bin)."""
     conditions = []
-    while len(rows) > 1:
+    while len(rows) > 1 and (max_steps is None or len(conditions) < max_steps):
         best = best_of(rows)
         used = {cond[0] for cond in conditions}
         if max_len and len(used) >= max_len:

@@ -94,11 +94,14 @@ def assert_same_fit(distributed, in_memory):
     assert list(distributed.history_["rule"]) == list(in_memory.history_["rule"])
 
 
-@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
-def test_fit_equals_in_memory_fit_on_the_same_bins(client, loss):
+@pytest.mark.parametrize("loss, learner", [
+    ("squared", {}), ("logistic", {}), ("poisson", {}),
+    ("squared", {"learner": rulebook.GreedyLearner(count_refinements=True)}),
+])
+def test_fit_equals_in_memory_fit_on_the_same_bins(client, loss, learner):
     X, targets = _table()
     dask_estimator, estimator, kwargs = _estimators(loss)
-    params = dict(n_rules=3, cut_points=_cut_points(X), verbose=0, **kwargs)
+    params = dict(n_rules=3, cut_points=_cut_points(X), verbose=0, **learner, **kwargs)
     Xd, yd = _partitioned(X, targets[loss])
     assert Xd.npartitions == 5
     fitted = dask_estimator(**params).fit(Xd, yd)

@@ -80,8 +80,9 @@ class _Fit:
 
     def search(self, problem):
         """The round's query: the greedy search on the partitions' summed histograms."""
-        result = greedy_search(problem)
-        return shortened(problem, result) if self.setup.learner.shorten else result
+        learner = self.setup.learner
+        result = greedy_search(problem, learner.max_refinements(problem))
+        return shortened(problem, result) if learner.shorten else result
 
     def train_loss(self, scores):
         """The training loss of the model of ``scores``, as a callable: its sums
