@@ -203,6 +203,8 @@ def _next_problem(setup, raw, problem, changed, rebuild):
         dg[changed] = g_changed - problem.g[changed]
         dh[changed] = h_changed - problem.h[changed]
         following.root_update = (built, changed, dg, dh)
+    else:
+        following.reuse_memory(problem)  # the last round's problem is dropped
     return following
 
 

@@ -216,6 +216,11 @@ class SearchProblem:
             return parent_hist - self.histograms(removed)
         return self.histograms(kept)
 
+    def reuse_memory(self, previous):
+        """Let this problem build its histograms in the memory of
+        ``previous`` (the last round's problem, which the caller drops and
+        no longer reads). Not needed: a problem may ignore it."""
+
     def search_histograms(self, rows):
         """``(hist, owned)``: the histograms of ``rows`` for a search that
         refines them with :meth:`refined_histograms`.
@@ -301,6 +306,8 @@ class MultiOutputProblem(SearchProblem):
     # (hist, n_rows, (value, op, bin)): the scan of the histograms a fused
     # kernel just made, for the next best_refinements (see _scan_arguments).
     _scored: tuple | None = field(default=None, init=False, repr=False)
+    # The last round's root histograms, to build this round's into (reuse_memory).
+    _spare: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.objective != 2:
@@ -393,10 +400,20 @@ class MultiOutputProblem(SearchProblem):
         built (on dense bins) with the scan of the first step."""
         if rows is self.rows and self._root_hist is None and self.root_update is None \
                 and self._fused():
-            hist = np.empty((self.n_features, int(self.n_bins.max()) + 1,
-                             multi_kernels.n_channels(self.n_outputs)))
-            self._root_hist = self._build_fused(rows, hist, True, scan=True)
+            shape = (self.n_features, int(self.n_bins.max()) + 1,
+                     multi_kernels.n_channels(self.n_outputs))
+            spare, self._spare = self._spare, None
+            # The last round's root: zero after each feature's bins, as the
+            # kernel leaves them (a wide table's padding not written again).
+            hist = spare if spare is not None and spare.shape == shape else np.empty(shape)
+            self._root_hist = self._build_fused(rows, hist, hist is not spare, scan=True)
         return super().search_histograms(rows)
+
+    def reuse_memory(self, previous):
+        """The root histograms are built into ``previous``'s (see
+        :meth:`SearchProblem.reuse_memory`), on dense bins."""
+        if isinstance(previous, MultiOutputProblem) and self._fused():
+            self._spare = previous._root_hist
 
     def _sparse_build(self, rows, features=None, hist=None):
         # Histograms from sparse codes, the rows' channels side by side: all

@@ -739,3 +739,23 @@ def test_refined_multi_output_histograms_equal_child_histograms_bitwise(problem)
             assert (value[0], op[0], bin_[0]) == (full[0][0], full[1][0], full[2][0])
             assert (value[1:] == -np.inf).all() and (op[1:] == -1).all()
     np.testing.assert_array_equal(root, before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(multi_problems(), st.integers(0, 2**32 - 1))
+def test_root_histograms_built_in_the_last_rounds_memory_equal_a_fresh_build(problem, seed):
+    """``reuse_memory``: the next round's root built into the last round's
+    (only each feature's bins written again) is the same as a new one, and
+    the greedy search on it finds the same query."""
+    from dataclasses import replace
+
+    first, _ = problem.search_histograms(problem.rows)
+    rng = np.random.default_rng(seed)
+    following = replace(problem, g=problem.g + rng.normal(size=problem.g.shape) * problem.c[:, None],
+                        h=problem.h)
+    fresh = replace(following)
+    following.reuse_memory(problem)
+    root, _ = following.search_histograms(following.rows)
+    assert root is first or not following._fused()
+    np.testing.assert_array_equal(root, fresh.search_histograms(fresh.rows)[0])
+    assert greedy_search(following).conditions == greedy_search(fresh).conditions
