@@ -308,6 +308,10 @@ class MultiOutputProblem(SearchProblem):
     _scored: tuple | None = field(default=None, init=False, repr=False)
     # The last round's root histograms, to build this round's into (reuse_memory).
     _spare: np.ndarray | None = field(default=None, init=False, repr=False)
+    # The histograms the last refinement wrote (refined_histograms), and the
+    # last round's, to write the first refinement's into (reuse_memory).
+    _child: np.ndarray | None = field(default=None, init=False, repr=False)
+    _spare_child: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.objective != 2:
@@ -413,7 +417,7 @@ class MultiOutputProblem(SearchProblem):
         """The root histograms are built into ``previous``'s (see
         :meth:`SearchProblem.reuse_memory`), on dense bins."""
         if isinstance(previous, MultiOutputProblem) and self._fused():
-            self._spare = previous._root_hist
+            self._spare, self._spare_child = previous._root_hist, previous._child
 
     def _sparse_build(self, rows, features=None, hist=None):
         # Histograms from sparse codes, the rows' channels side by side: all
@@ -461,17 +465,23 @@ class MultiOutputProblem(SearchProblem):
             return self._sparse_refined(parent_hist, kept, removed, owned, features)
         if not self._fused():
             return super().refined_histograms(parent_hist, kept, removed, owned, features)
+        if owned:
+            out, fresh = parent_hist, False
+        else:
+            # The last round's search's memory if handed over (reuse_memory):
+            # zero after each feature's bins, as the kernels leave them.
+            spare, self._spare_child = self._spare_child, None
+            fresh = spare is None or spare.shape != parent_hist.shape
+            out = np.empty_like(parent_hist) if fresh else spare
+        self._child = out
         if len(removed) < len(kept):
-            out = parent_hist if owned else np.empty_like(parent_hist)
             kernel = (multi_kernels.subtract_rows_parallel if self._parallel(removed)
                       else multi_kernels.subtract_rows_serial)
             kernel(self.X_binned, removed, self._row_statistics, self.n_bins,
                    self._listed(features), self._features_per_pass(parent_hist.shape, removed),
-                   not owned, parent_hist, out, *self._scan_arguments(out, kept, True))
+                   fresh, parent_hist, out, *self._scan_arguments(out, kept, True))
             return out
-        if owned:
-            return self._build_fused(kept, parent_hist, False, True, features)
-        return self._build_fused(kept, np.empty_like(parent_hist), True, True, features)
+        return self._build_fused(kept, out, fresh, True, features)
 
     def best_refinements(self, hist, n_rows):
         """Best proposition of every feature for a complete head; see

@@ -746,10 +746,12 @@ def test_refined_multi_output_histograms_equal_child_histograms_bitwise(problem)
 def test_root_histograms_built_in_the_last_rounds_memory_equal_a_fresh_build(problem, seed):
     """``reuse_memory``: the next round's root built into the last round's
     (only each feature's bins written again) is the same as a new one, and
-    the greedy search on it finds the same query."""
+    the greedy search on it (its first refinement into the last round's
+    refinements' memory) finds the same query."""
     from dataclasses import replace
 
     first, _ = problem.search_histograms(problem.rows)
+    greedy_search(problem)  # its refinements' memory is handed over too
     rng = np.random.default_rng(seed)
     following = replace(problem, g=problem.g + rng.normal(size=problem.g.shape) * problem.c[:, None],
                         h=problem.h)
