@@ -18,7 +18,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
               "Array(float64, 3, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:scan_histograms_serial',
-             0.62,
+             0.63,
              ('rulebook.objectives:_objective',),
              ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', False, "
@@ -36,7 +36,17 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
-            ('rulebook._search_kernels:_satisfies', 0.03, (), ('(uint16, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_prefix_counts',
+             0.05,
+             (),
+             ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+              "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
+              'False, aligned=True))',)),
+            ('rulebook._search_kernels:_satisfying',
+             0.03,
+             (),
+             ('(int64, int64, int64, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:_outside_rows',
              0.14,
              ('rulebook._search_kernels:_satisfies',),
@@ -54,7 +64,8 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
             ('rulebook._search_kernels:greedy_cover',
              0.97,
              ('rulebook._search_kernels:_outside_rows',
-              'rulebook._search_kernels:_satisfies',
+              'rulebook._search_kernels:_prefix_counts',
+              'rulebook._search_kernels:_satisfying',
               'rulebook._search_kernels:filter_rows'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
@@ -64,7 +75,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:redundant',
-             0.17,
+             0.18,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
@@ -72,18 +83,31 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
  'optimal': (('rulebook.objectives:_objective',
-              0.06,
+              0.05,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
+             ('rulebook._bound_kernels:_singletons_without_regularisation',
+              0.13,
+              ('rulebook.objectives:_objective',),
+              ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
+               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
+               'False, aligned=True), float64)',)),
+             ('rulebook._bound_kernels:bound',
+              0.22,
+              ('rulebook._bound_kernels:_singletons_without_regularisation',
+               'rulebook.objectives:_objective'),
+              ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
+               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
+               'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.21,
+              0.29,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              0.62,
+              0.52,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
@@ -96,24 +120,11 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(uint16, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.11,
+              0.12,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
-             ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.15,
-              ('rulebook.objectives:_objective',),
-              ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
-               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-               'False, aligned=True), float64)',)),
-             ('rulebook._bound_kernels:bound',
-              0.23,
-              ('rulebook._bound_kernels:_singletons_without_regularisation',
-               'rulebook.objectives:_objective'),
-              ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
-               "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-               'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._pair_kernels:column_sums',
               0.1,
               (),
@@ -138,12 +149,12 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.1,
+              0.11,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.1,
+              0.11,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
@@ -154,28 +165,28 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.1,
+              0.09,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.37,
+              0.38,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              0.3,
+              0.32,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.03,
+              0.04,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.11,
+              0.12,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
@@ -192,7 +203,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_split',
-              0.19,
+              0.2,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
@@ -219,9 +230,19 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
-             ('rulebook._search_kernels:_satisfies', 0.03, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_prefix_counts',
+              0.06,
+              (),
+              ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
+               'False, aligned=True))',)),
+             ('rulebook._search_kernels:_satisfying',
+              0.04,
+              (),
+              ('(int64, int64, int64, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:_outside_rows',
-              0.15,
+              0.16,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -229,9 +250,10 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:greedy_cover',
-              1.09,
+              1.13,
               ('rulebook._search_kernels:_outside_rows',
-               'rulebook._search_kernels:_satisfies',
+               'rulebook._search_kernels:_prefix_counts',
+               'rulebook._search_kernels:_satisfying',
                'rulebook._search_kernels:filter_rows'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
@@ -241,7 +263,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:redundant',
-              0.18,
+              0.34,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -249,31 +271,31 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                "Array(bool, 1, 'C', False, aligned=True))",))),
  'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
-                 0.05,
+                 0.06,
                  (),
                  ('(float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.06,
+                 0.07,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.1,
+                 0.12,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
                   'float64)',)),
                 ('rulebook._orthogonal_kernels:take_rows',
-                 0.3,
+                 0.35,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(uint16, 2, 'F', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:take_channel_rows',
-                 0.31,
+                 0.44,
                  (),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:distinct_rows',
-                 0.42,
+                 0.34,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int32, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
@@ -284,28 +306,28 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_slot',
-                 0.07,
+                 0.09,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
-                ('rulebook._orthogonal_bnb_kernels:_grown', 0.06, (), ('(int64, int64, int64)',)),
+                ('rulebook._orthogonal_bnb_kernels:_grown', 0.07, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.13,
+                 0.15,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
-                 0.1,
+                 0.12,
                  ('rulebook._orthogonal_bnb_kernels:_empty_table',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.19,
+                 0.34,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.08,
+                 0.1,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
@@ -316,7 +338,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.24,
+                 0.29,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:_orthogonal_value'),
                  ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
@@ -324,7 +346,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64, "
                   'int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.2,
+                 0.21,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
@@ -335,21 +357,21 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.07,
+                 0.08,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
-                 0.06,
+                 0.07,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_push',
-                 0.06,
+                 0.07,
                  ('rulebook._orthogonal_bnb_kernels:_heap_less',
                   'rulebook._orthogonal_bnb_kernels:_heap_swap'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, float64, float64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_expansion_bytes',
-                 0.06,
+                 0.07,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, int64, int64, int64, int64, int64, Array(int64, 2, 'C', False, "
                   "aligned=True), Array(float64, 4, 'C', False, aligned=True), Array(int64, 2, "
@@ -367,13 +389,13 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(uint16, int64, int64, int64, int64, int64)',)),
                 ('rulebook._search_kernels:filter_rows',
-                 0.15,
+                 0.17,
                  ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_materialise_bits',
-                 0.16,
+                 0.17,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_store_rows',
                   'rulebook._search_kernels:filter_rows'),
@@ -383,16 +405,16 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "1, 'C', False, aligned=True), Array(int64, 2, 'C', False, aligned=True), int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_emit_rows',
-                 0.09,
+                 0.1,
                  (),
                  ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_load_rows',
-                 0.05,
+                 0.06,
                  ('rulebook._orthogonal_bnb_kernels:_emit_rows',),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.13,
+                 0.15,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_load_difference',
@@ -401,29 +423,29 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_copy_hist',
-                 0.06,
+                 0.07,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.27,
+                 0.18,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
                   "Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.08,
+                 0.09,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 0.41,
+                 0.6,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
                   "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.31,
+                 0.33,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
@@ -437,7 +459,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_decode', 0.03, (), ('(int64, int64, bool)',)),
                 ('rulebook._orthogonal_bnb_kernels:_next_pop_bytes',
-                 0.05,
+                 0.06,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(int64, int64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 4, "
                   "'C', False, aligned=True), Array(int64, 2, 'C', False, aligned=True), "
@@ -445,12 +467,12 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_conditions',
-                 0.08,
+                 0.09,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 2.93,
+                 3.07,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_copy_hist',
@@ -485,12 +507,22 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "False, aligned=True), int64, Array(float64, 3, 'C', False, aligned=True), "
                   "Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   'aligned=True))',)),
-                ('rulebook._search_kernels:_satisfies',
+                ('rulebook._search_kernels:_prefix_counts',
+                 0.06,
+                 (),
+                 ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+                  "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
+                  'False, aligned=True))',)),
+                ('rulebook._search_kernels:_satisfying',
                  0.03,
+                 (),
+                 ('(int64, int64, int64, int64, int64, int64)',)),
+                ('rulebook._search_kernels:_satisfies',
+                 0.05,
                  (),
                  ('(uint16, int64, int64, int64)',)),
                 ('rulebook._search_kernels:_outside_rows',
-                 0.1,
+                 0.11,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                   "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -498,9 +530,10 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   "Array(int64, 1, 'C', False, aligned=True), int64)",)),
                 ('rulebook._search_kernels:greedy_cover',
-                 0.9,
+                 1.03,
                  ('rulebook._search_kernels:_outside_rows',
-                  'rulebook._search_kernels:_satisfies',
+                  'rulebook._search_kernels:_prefix_counts',
+                  'rulebook._search_kernels:_satisfying',
                   'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
@@ -510,7 +543,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), int64, Array(int64, 2, 'C', False, aligned=True), Array(int64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._search_kernels:redundant',
-                 0.17,
+                 0.2,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -518,7 +551,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
                   "Array(bool, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:permute_channel_rows',
-                 0.15,
+                 0.18,
                  (),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)))}
