@@ -41,6 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
+# One thread for rulebook as for BOOMER (num_preferred_threads=1), unless
+# the caller sets it: numba reads this when rulebook first imports it.
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
 DATASETS = {"emotions": "multi-label", "yeast": "multi-label", "atp7d": "regression",
             "enron": "multi-label"}
 # enron (1,001 binary features, 53 labels) runs only when asked for:
