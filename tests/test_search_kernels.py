@@ -343,3 +343,22 @@ def test_refined_histograms_equal_child_histograms_bitwise_and_leave_the_root(pr
         child = problem.refined_histograms(parent, kept, removed, True)
         np.testing.assert_array_equal(child, expected)
     np.testing.assert_array_equal(root, before)
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems(), st.integers(0, 2**32 - 1))
+def test_proposition_numbers_from_bin_counts_equal_the_spaces(problem, seed):
+    """Shortening's proposition numbers against ``_PropositionSpace.numbers``
+    on every condition of the space and on conditions outside it."""
+    from rulebook.proposition_space import _PropositionSpace
+    from rulebook.shortening import proposition_numbers
+
+    space = _PropositionSpace._build(problem)
+    every = [space.condition(p) for p in range(len(space))]
+    assert proposition_numbers(problem.n_bins, problem.is_nominal, every) == tuple(range(len(space)))
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        condition = (int(rng.integers(problem.n_features)), int(rng.integers(4)),
+                     int(rng.integers(-1, int(problem.n_bins.max()) + 2)))
+        assert (proposition_numbers(problem.n_bins, problem.is_nominal, [condition])
+                == space.numbers([condition]))
