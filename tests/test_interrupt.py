@@ -180,7 +180,7 @@ def test_interrupted_fit_leaves_estimator_unfitted(monkeypatch, raised):
         raised.__cause__ = KeyboardInterrupt()
     calls = []
 
-    def interrupted(problem):
+    def interrupted(problem, max_refinements=None):
         calls.append(1)
         if len(calls) == 2:
             raise raised
@@ -200,7 +200,7 @@ def test_interrupted_fit_leaves_estimator_unfitted(monkeypatch, raised):
 def test_other_system_errors_propagate(monkeypatch):
     X, y = make_noisy_parity(n_samples=100, random_state=0)
 
-    def broken(problem):
+    def broken(problem, max_refinements=None):
         raise SystemError("not an interrupt")
 
     monkeypatch.setattr(rulebook.greedy, "greedy_search", broken)
