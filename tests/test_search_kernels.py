@@ -362,3 +362,19 @@ def test_proposition_numbers_from_bin_counts_equal_the_spaces(problem, seed):
                      int(rng.integers(-1, int(problem.n_bins.max()) + 2)))
         assert (proposition_numbers(problem.n_bins, problem.is_nominal, [condition])
                 == space.numbers([condition]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems(), st.integers(0, 2**32 - 1), st.booleans())
+def test_shortenings_space_equals_the_proposition_space(problem, seed, masked):
+    """Shortening's proposition space (NumPy) against ``_PropositionSpace``'s
+    build: the same propositions in the same order, the same searched ones."""
+    from rulebook.proposition_space import _PropositionSpace
+    from rulebook.shortening import _space_of
+
+    if masked:
+        problem.allowed = np.random.default_rng(seed).random(problem.allowed_mask.shape) < 0.5
+    expected = _PropositionSpace._build(problem)
+    got = _space_of(problem)
+    for name in ("feature", "op", "bin", "searched"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
