@@ -16,30 +16,6 @@ def _naive(problem, max_steps=None):
                         problem.reg_lambda, problem.max_rule_length, max_steps)
 
 
-def _value_with_rounding_error(problem, rows):
-    """The objective of ``rows`` from direct sums, and how far the search's
-    value may lie from it by rounding alone.
-
-    The search sums statistics per bin and takes complements (parent minus
-    sibling), so its ``G`` and ``H`` may differ from the direct sums by about
-    ``n * eps * sum |g|`` over the parent's rows. Where ``H`` nearly cancels
-    (a Hessian of 1e-14 beside one of 1) that moves the value by far more
-    than a relative 1e-9; the tolerance is the value's change under that
-    perturbation, and it is tiny wherever the sums are well conditioned.
-    """
-    name = naive.NAMES[problem.objective]
-    parent = problem.rows
-    sums = [problem.g[rows].sum(), problem.h[rows].sum(), problem.c[rows].sum()]
-    value = naive.objective_value(name, *sums, problem.n_total, problem.reg_lambda)
-    slack = [4 * len(parent) * np.finfo(float).eps * np.abs(s[parent]).sum()
-             for s in (problem.g, problem.h)]
-    moved = [naive.objective_value(name, sums[0] + sg * slack[0], sums[1] + sh * slack[1],
-                                   sums[2], problem.n_total, problem.reg_lambda)
-             for sg in (-1, 1) for sh in (-1, 1)
-             if sums[1] + sh * slack[1] + problem.reg_lambda > 0]
-    return value, 1e-12 + max((abs(m - value) for m in moved), default=0.0)
-
-
 @settings(max_examples=300, deadline=None)
 @given(binned_problems(integer_stats=True))
 def test_greedy_equals_naive_with_exact_sums(problem):
@@ -113,7 +89,7 @@ def test_greedy_result_is_consistent(problem):
     for condition in result.conditions:
         mask &= naive.condition_mask(problem.X_binned, *condition, problem.n_bins)
     np.testing.assert_array_equal(result.rows, problem.rows[mask[problem.rows]])
-    value, atol = _value_with_rounding_error(problem, result.rows)
+    value, atol = naive.value_with_rounding_error(problem, result.rows)
     np.testing.assert_allclose(result.value, value, rtol=1e-9, atol=atol)
     root = naive.objective_value(naive.NAMES[problem.objective], problem.g[problem.rows].sum(),
                                  problem.h[problem.rows].sum(), problem.c[problem.rows].sum(),

@@ -96,9 +96,14 @@ def test_standard_channels_equal_python_reference(problem, seed, t):
     _, value, _, _ = naive.orthogonal_branch_and_bound(channels, max_nodes=20)
     # Here the two sum the gradients in different orders, so near-ties can
     # go either way (seen in CI: x0 == a against the equivalent x0 != b):
-    # the same value, and the returned query has it.
-    assert result.value == pytest.approx(value, rel=1e-12, abs=1e-12)
-    assert result.value == pytest.approx(channels.value(result.rows), rel=1e-12, abs=1e-12)
+    # the same value, and the returned query has it, up to what rounding of
+    # the sums can move it (the kernel takes complements, parent minus
+    # sibling; with reg_lambda = 0 and a Hessian of 3.6e-6 beside ones, seen
+    # in CI, that is a relative 3e-11, not 1e-12).
+    _, slack = naive.value_with_rounding_error(problem, result.rows)
+    tolerance = slack + 1e-12 * abs(value)
+    assert abs(result.value - value) <= tolerance
+    assert abs(result.value - channels.value(result.rows)) <= tolerance
 
 
 @settings(max_examples=80, deadline=None)
