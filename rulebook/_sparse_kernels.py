@@ -33,6 +33,28 @@ from ._config import jit, jit_helper
 from ._search_kernels import _count_satisfying, _prefix_counts, _satisfies
 
 
+def _complete_zero_bin(hist, j, n_bins, zero_bin, total):
+    # IN/OUT hist (d, B, S): column j's histogram of its stored entries, the
+    # count channel last; total (S,): the sums over the node's rows. The rows
+    # column j does not store are the total minus its stored entries, added
+    # to its zero bin (BOOMER Sec. 3.2); none when the counts already match.
+    count = hist.shape[2] - 1
+    stored = 0.0
+    for b in range(n_bins[j] + 1):
+        stored += hist[j, b, count]
+    if stored == total[count]:
+        return  # no zero rows: the zero bin is exactly the stored entries'
+    z = zero_bin[j]
+    for s in range(hist.shape[2]):
+        rest = total[s]
+        for b in range(n_bins[j] + 1):
+            rest -= hist[j, b, s]
+        hist[j, z, s] += rest
+
+
+_complete_zero_bin = jit_helper(_complete_zero_bin)
+
+
 def _build_histograms_sparse(indptr, columns, codes, zero_bin, n_bins, rows, g, h, c, hist):
     # IN: indptr (n + 1,) int64; columns (nnz,) int32; codes (nnz,) uint16;
     #     zero_bin (d,) uint16; n_bins (d,) int64; rows (m,) intp;
@@ -61,19 +83,8 @@ def _build_histograms_sparse(indptr, columns, codes, zero_bin, n_bins, rows, g, 
                 hist[j, b, n_outputs + k] += h[r, k]
             hist[j, b, count - 1] += c[r]
             hist[j, b, count] += 1.0
-    # The rows a column does not store: the total minus its stored entries.
     for j in range(hist.shape[0]):
-        stored = 0.0
-        for b in range(n_bins[j] + 1):
-            stored += hist[j, b, count]
-        if stored == total[count]:
-            continue  # no zero rows: the zero bin is exactly the stored entries'
-        z = zero_bin[j]
-        for s in range(n_stats):
-            rest = total[s]
-            for b in range(n_bins[j] + 1):
-                rest -= hist[j, b, s]
-            hist[j, z, s] += rest
+        _complete_zero_bin(hist, j, n_bins, zero_bin, total)
 
 
 def _build_sparse_from_statistics(indptr, columns, codes, zero_bin, n_bins, rows, stats,
@@ -90,7 +101,6 @@ def _build_sparse_from_statistics(indptr, columns, codes, zero_bin, n_bins, rows
     # (a query at its length limit refines only its own columns): each
     # listed feature's entry of each row found by binary search.
     n_stats = stats.shape[1]
-    count = n_stats - 1
     for f in range(features.shape[0]):
         j = features[f]
         for b in range(hist.shape[1]):
@@ -121,20 +131,8 @@ def _build_sparse_from_statistics(indptr, columns, codes, zero_bin, n_bins, rows
                     b = codes[lo]
                     for s in range(n_stats):
                         hist[j, b, s] += stats[r, s]
-    # The rows a column does not store: the total minus its stored entries.
     for f in range(features.shape[0]):
-        j = features[f]
-        stored = 0.0
-        for b in range(n_bins[j] + 1):
-            stored += hist[j, b, count]
-        if stored == total[count]:
-            continue  # no zero rows: the zero bin is exactly the stored entries'
-        z = zero_bin[j]
-        for s in range(n_stats):
-            rest = total[s]
-            for b in range(n_bins[j] + 1):
-                rest -= hist[j, b, s]
-            hist[j, z, s] += rest
+        _complete_zero_bin(hist, features[f], n_bins, zero_bin, total)
 
 
 def _code_at(indptr, columns, codes, zero_bin, r, f):
