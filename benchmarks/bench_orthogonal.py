@@ -35,6 +35,7 @@ See benchmarks/README.md for the settings.
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -105,6 +106,10 @@ def parse_args():
                         help="seconds per dataset (all splits) before fastogb is stopped")
     parser.add_argument("--fastogb-beam-width", type=int, default=None,
                         help="beam width of fastogb's ogb search (default: fastogb's, 1)")
+    parser.add_argument("--fastogb-cache", type=Path, default=None,
+                        help="JSON file of fastogb's per-split results: read for a dataset "
+                             "and settings already in it, else fastogb runs and its result "
+                             "is added (to compare rulebook variants without rerunning it)")
     args = parser.parse_args()
     if not args.no_fastogb:
         args.fastogb_python = args.fastogb_python or _fastogb.default_python()
@@ -139,7 +144,7 @@ def run_dataset(name, task, args):
                                  max_rules=args.rules, return_risk=True,
                                  return_train_score=True)
     if args.fastogb_version:
-        frame = pd.concat([frame, run_fastogb(X, y, task, args)], ignore_index=True)
+        frame = pd.concat([frame, run_fastogb(name, X, y, task, args)], ignore_index=True)
     test = area_under_complexity_curve(frame, args.max_complexity, "normalised_risk")
     train = area_under_complexity_curve(frame, args.max_complexity, "train_normalised_risk")
     seconds = frame.groupby(["learner", "split"])["fit_time"].first().groupby("learner").median()
@@ -152,8 +157,13 @@ def run_dataset(name, task, args):
     return rows
 
 
-def run_fastogb(X, y, task, args):
-    """fastogb's orthogonal boosting on compare_learners' splits, as rows of its frame."""
+def run_fastogb(name, X, y, task, args):
+    """fastogb's orthogonal boosting on compare_learners' splits, as rows of its frame.
+
+    With ``--fastogb-cache`` the child's result (fit times, complexities and
+    raw scores per split) is read from the cache when the dataset and the
+    settings match, else saved there after the run.
+    """
     y_array = np.asarray(y)
     splitter = (StratifiedShuffleSplit if task == "binary" else ShuffleSplit)(
         n_splits=args.splits, test_size=0.2, random_state=0)  # compare_learners' splits
@@ -164,8 +174,21 @@ def run_fastogb(X, y, task, args):
     config = {"loss": loss_name, "reg": args.reg_lambda, "n_rules": args.rules,
               "max_col_attr": FASTOGB_MAX_COL_ATTR, "beam_width": args.fastogb_beam_width,
               "n_jobs": int(os.environ.get("NUMBA_NUM_THREADS", os.cpu_count()))}
-    result = _fastogb.run_orthogonal(args.fastogb_python, X, pd.Series(y_array), splits, config,
-                                     args.fastogb_timeout, 8000.0)
+    key = json.dumps({"dataset": name, "splits": args.splits, "n_rows": len(y_array),
+                      **{k: v for k, v in config.items() if k != "n_jobs"}}, sort_keys=True)
+    cache = json.loads(args.fastogb_cache.read_text()) if (
+        args.fastogb_cache and args.fastogb_cache.exists()) else {}
+    if key in cache:
+        result = cache[key]
+        print(f"  fastogb: {len(result['splits'])} split(s) read from {args.fastogb_cache}")
+    else:
+        result = _fastogb.run_orthogonal(args.fastogb_python, X, pd.Series(y_array), splits,
+                                         config, args.fastogb_timeout, 8000.0)
+        if args.fastogb_cache:  # re-read: another run may have added datasets meanwhile
+            cache = json.loads(args.fastogb_cache.read_text()) if (
+                args.fastogb_cache.exists()) else {}
+            cache[key] = result
+            args.fastogb_cache.write_text(json.dumps(cache))
     if result["status"] != "finished":
         print(f"  fastogb {result['status']} after {len(result['splits'])} of {args.splits} "
               f"splits:\n{result['stderr'][-2000:]}", file=sys.stderr)
