@@ -75,6 +75,11 @@ LEARNERS = {
     "orthogonal": {"learner": "orthogonal"},
     "orthogonal_greedy": {"learner": OrthogonalLearner(strategy="greedy")},
     "orthogonal_beam": {"learner": OrthogonalLearner(strategy="beam")},
+    # Complexity-aware searches (session 22): each round's query maximises
+    # obj_ogb^2 / (1 + conditions), risk reduction per unit of complexity.
+    "orthogonal_complexity": {"learner": OrthogonalLearner(length_penalty="complexity")},
+    "orthogonal_greedy_complexity": {
+        "learner": OrthogonalLearner(strategy="greedy", length_penalty="complexity")},
     # The preset is branch and bound with 300 node expansions per rule;
     # this is the earlier budget, for comparison.
     "orthogonal_bnb": {"learner": OrthogonalLearner(strategy="branch_and_bound", max_nodes=2000)},
@@ -97,6 +102,10 @@ def parse_args():
     parser.add_argument("--quick", action="store_true",
                         help=f"datasets {QUICK}, 1 split, 12 rules, complexity up to 25")
     parser.add_argument("--out", type=Path, help="CSV of the per-dataset table")
+    parser.add_argument("--out-splits", type=Path,
+                        help="CSV of the per-split figures (dataset, learner, split, test and "
+                             "train risk over complexities, fit time), appended per dataset: "
+                             "for paired differences between learners")
     parser.add_argument("--data-home", type=Path, default=SHARED)
     parser.add_argument("--no-fastogb", action="store_true", help="leave fastogb out")
     parser.add_argument("--fastogb-python", default=None,
@@ -147,7 +156,18 @@ def run_dataset(name, task, args):
         frame = pd.concat([frame, run_fastogb(name, X, y, task, args)], ignore_index=True)
     test = area_under_complexity_curve(frame, args.max_complexity, "normalised_risk")
     train = area_under_complexity_curve(frame, args.max_complexity, "train_normalised_risk")
-    seconds = frame.groupby(["learner", "split"])["fit_time"].first().groupby("learner").median()
+    per_split = frame.groupby(["learner", "split"])["fit_time"].first()
+    seconds = per_split.groupby("learner").median()
+    if args.out_splits:
+        splits = pd.DataFrame({
+            "test_risk": area_under_complexity_curve(frame, args.max_complexity,
+                                                     "normalised_risk", by_split=True),
+            "train_risk": area_under_complexity_curve(frame, args.max_complexity,
+                                                      "train_normalised_risk", by_split=True),
+            "fit_time": per_split}).reset_index()
+        splits.insert(0, "dataset", name)
+        splits.to_csv(args.out_splits, mode="a", index=False,
+                      header=not args.out_splits.exists())
     reached = frame.groupby("learner")["complexity"].max()
     rows = []
     for key in args.learners + ([FASTOGB] if FASTOGB in seconds.index else []):

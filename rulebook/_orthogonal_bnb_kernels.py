@@ -486,7 +486,7 @@ def _conditions(ei, best_parent, feature, op, bin_, best_depth):
 
 def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, code, n_total,
                       reg_lambda, epsilon, scale, root_value, use_bound, max_depth, max_nodes,
-                      row_keys, stats, max_bytes, root_hist, pre, pre_bound):
+                      row_keys, stats, max_bytes, root_hist, pre, pre_bound, length_factor):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
     #     W (n, K') channels; G, C (n,) float64: W's G and C channels,
     #     contiguous (C of length 0: every row's C is 1), classes (n,) int32 and U (P, K' - 4) float64: the
@@ -507,11 +507,17 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     #     float64: the root's histograms (shape (0, 0, 0): built here);
     #     pre (R, 5) int64, pre_bound (R,) float64: the root's first R
     #     refinements in their order, each (feature, op, bin, rows, key)
-    #     with its bound (root_children; R = 0: none).
+    #     with its bound (root_children; R = 0: none); length_factor (L,)
+    #     float64, positive and non-increasing: a query of c conditions
+    #     (columns) is scored value * length_factor[min(c, L - 1)] (all
+    #     ones: the plain objective, the same floating-point decisions);
+    #     a node's bound is scaled by its own factor, which bounds its
+    #     subtree's scores since refinements never have fewer columns.
     # OUT: stats (N_STATS,) int64: N_NODES, N_PRUNED, N_REFINEMENTS,
     #      BUDGET_EXHAUSTED (a node or memory budget stopped the search),
     #      MEMORY_EXHAUSTED (the memory budget did). Returns (best value,
-    #      best conditions (depth, 3) int64 rows (feature, op, bin)).
+    #      unscaled, best conditions (depth, 3) int64 rows (feature, op,
+    #      bin)); best by the scaled score.
     # One function, not several, because the pools it grows are locals.
     n_features = X_binned.shape[1]
     width = 1
@@ -540,7 +546,8 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     ref_order, ref_values = np.empty(n_features * 2 * width, np.int64), np.empty(n_features * 2 * width)
     for i in range(stats.shape[0]):
         stats[i] = 0
-    best_value, best_parent, best_depth = root_value, -1, 0
+    # best_value: the best score (value x length factor); best_raw its value.
+    best_value, best_raw, best_parent, best_depth = root_value * length_factor[0], root_value, -1, 0
     best_feature, best_op, best_bin = 0, 0, 0
     # The node to expand next: the root first, then each child popped.
     _copy(rows, m, kept, 0)
@@ -572,6 +579,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
                     bnd = pre_bound[pre_at]
                 else:
                     bnd = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code, scale)
+                bnd *= length_factor[min(cols, length_factor.shape[0] - 1)]
             if not bnd > best_value:
                 stats[N_PRUNED] += 1
             else:
@@ -723,11 +731,12 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             continue
         feature = j
         parent = e
-        if value > best_value:
-            best_value, best_parent, best_depth = value, e, depth
+        score = value * length_factor[min(cols, length_factor.shape[0] - 1)]
+        if score > best_value:
+            best_value, best_raw, best_parent, best_depth = score, value, e, depth
             best_feature, best_op, best_bin = feature, op, bin_
         have_node = True
-    return best_value, _conditions(ei, best_parent, best_feature, best_op, best_bin, best_depth)
+    return best_raw, _conditions(ei, best_parent, best_feature, best_op, best_bin, best_depth)
 
 
 def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, code, scale, use_bound,

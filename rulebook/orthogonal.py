@@ -34,6 +34,9 @@ References
 .. [2] Giraud, L., Langou, J., Rozloznik, M. (2005). The loss of
    orthogonality in the Gram-Schmidt orthogonalization process. Computers
    & Mathematics with Applications 50, 1069-1075 ("twice is enough").
+.. [3] Khuller, S., Moss, A., Naor, J. (1999). The budgeted maximum
+   coverage problem. Information Processing Letters 70(1), 39-45 (gain per
+   unit cost: :func:`length_factors`).
 """
 
 from dataclasses import dataclass, replace
@@ -64,6 +67,38 @@ _FALLBACK_TOLERANCE = 1e-12
 # proposition in the kernels' order.
 _TIE_DIGITS = 12
 BOUNDS = ("prefix_greedy", "none")
+LENGTH_PENALTIES = ("none", "complexity")
+# Length factors tabulated for this many conditions; longer queries share
+# the last (the factor is non-increasing, so the bound stays valid).
+_MAX_TABULATED_LENGTH = 64
+
+
+def length_factors(length_penalty):
+    """Factor ``f(c)`` by which a query of ``c`` conditions is scored.
+
+    ``"none"``: 1. ``"complexity"``: ``1 / sqrt(1 + c)``, so that the
+    searches maximise ``obj_ogb^2 / (1 + c)``: the squared objective is the
+    risk reduction of the ideal corrective step (Yang et al. 2024,
+    Proposition 1, ``epsilon -> 0``), ``1 + c`` the complexity the rule
+    adds (Section 2: rules plus conditions), so each round takes the rule
+    with the largest estimated risk reduction per unit of complexity, the
+    cost-effective greedy choice for a budgeted objective (Khuller, Moss
+    and Naor 1999).
+
+    Parameters
+    ----------
+    length_penalty : {"none", "complexity"}
+
+    Returns
+    -------
+    ndarray of shape (65,), float64
+        Entry ``c``: the factor of ``c`` conditions (the last entry for
+        more); positive and non-increasing.
+    """
+    c = np.arange(_MAX_TABULATED_LENGTH + 1, dtype=np.float64)
+    if length_penalty == "none":
+        return np.ones_like(c)
+    return 1.0 / np.sqrt(1.0 + c)
 
 
 class OrthogonalBasis:
@@ -252,6 +287,8 @@ class _Node:
     # nodes (most children of a branch-and-bound node never are).
     parent_hist: np.ndarray = None
     removed: np.ndarray = None
+    # value x the length factor of its conditions (beam_search).
+    score: float = None
 
     def histograms(self, problem):
         if self.hist is None:
@@ -275,12 +312,14 @@ def _depth_limit(problem):
     return problem.base.max_rule_length or np.inf
 
 
-def beam_search(problem, width=1):
+def beam_search(problem, width=1, length_factor=None):
     """Beam search (Algorithm 2 with a finite queue limit ``w``).
 
     Each level keeps the ``width`` best refinements, over all nodes of the
     previous level, that strictly improve on their parent's value and whose
-    extents are distinct. ``width=1`` is greedy refinement: the same
+    extents are distinct. With ``length_factor`` the values compared are
+    scores, ``value * length_factor[c]`` for a query of ``c`` conditions
+    (columns), and the query returned is the best-scoring one. ``width=1`` is greedy refinement: the same
     queries as :func:`rulebook.greedy.greedy_search` for the standard
     objectives (ties go to the first proposition in the kernels' order).
 
@@ -288,15 +327,20 @@ def beam_search(problem, width=1):
     ----------
     problem : ChannelProblem
     width : int >= 1
+    length_factor : ndarray of shape (L,), float64, optional
+        As from :func:`length_factors`; None: all ones.
 
     Returns
     -------
     SearchResult
+        ``value``: the query's objective value (not its score);
         ``stats``: ``n_refinements`` (propositions scored), ``n_steps``
         (histogram passes).
     """
     rows = problem.base.rows
+    factor = np.ones(1) if length_factor is None else np.asarray(length_factor, np.float64)
     root = _Node((), rows, problem.value(rows), problem.histograms(rows))
+    root.score = root.value * factor[0]
     best, beam = root, [root]
     n_scored, n_steps, limit = 0, 0, _depth_limit(problem)
     while beam:
@@ -312,20 +356,24 @@ def beam_search(problem, width=1):
                 values = _only_features(values, used)
             n_steps += 1
             n_scored += int(np.isfinite(values).sum())
-            flat = values.ravel()
-            better = np.flatnonzero(flat > node.value)
-            top = better[np.argsort(-flat[better], kind="stable")][:width]
-            candidates += [(-flat[k], i, k) for k in top]
-        candidates.sort()
+            # Each refinement's score: a column already used adds no condition.
+            scale = np.full((values.shape[0], 1), factor[min(len(used) + 1, len(factor) - 1)])
+            scale[used] = factor[min(len(used), len(factor) - 1)]
+            flat, scores = values.ravel(), (values * scale).ravel()
+            better = np.flatnonzero(scores > node.score)
+            top = better[np.argsort(-scores[better], kind="stable")][:width]
+            candidates += [(-scores[k], i, k, flat[k]) for k in top]
+        candidates.sort(key=lambda c: c[:3])
         previous, beam, seen = beam, [], set()
-        for negative, i, k in candidates:
-            child = _child(problem, previous[i], k, -negative)
+        for negative, i, k, value in candidates:
+            child = _child(problem, previous[i], k, value)
+            child.score = -negative
             key = _key(child.rows)
             if key in seen:
                 continue
             seen.add(key)
             beam.append(child)
-            if child.value > best.value:
+            if child.score > best.score:
                 best = child
             if len(beam) == width:
                 break
@@ -343,13 +391,13 @@ def _child(problem, parent, flat_index, value):
                  parent_hist=parent.hist, removed=removed)
 
 
-def greedy_search(problem):
+def greedy_search(problem, length_factor=None):
     """Greedy refinement: :func:`beam_search` with width 1."""
-    return beam_search(problem, 1)
+    return beam_search(problem, 1, length_factor)
 
 
 def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limit=None,
-                     atom_index=None):
+                     atom_index=None, length_factor=None):
     """Best-first branch and bound over conjunctions (Algorithm 2, ``w = inf``).
 
     A node is expanded only when its bound exceeds the best value found;
@@ -399,11 +447,18 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limi
     atom_index : _AtomIndex, optional
         The atoms of the problem's rows, when known (kept over the rounds
         of a fit by :class:`OrthogonalRounds`).
+    length_factor : ndarray of shape (L,), float64, optional
+        As from :func:`length_factors` (None: all ones): the search
+        maximises the score ``value * length_factor[c]`` of a query of
+        ``c`` conditions (columns). A node's bound is scaled by its own
+        factor: its refinements never have fewer conditions and the factor
+        is non-increasing, so the scaled bound bounds their scores whenever
+        the plain bound bounds their values.
 
     Returns
     -------
     SearchResult
-        ``stats``: ``n_nodes`` (expansions), ``n_pruned`` (nodes whose
+        ``value``: the query's objective value (not its score); ``stats``: ``n_nodes`` (expansions), ``n_pruned`` (nodes whose
         bound did not exceed the best value), ``n_refinements``,
         ``budget_exhausted`` (``max_nodes`` or ``memory_limit`` stopped
         the search) and, when ``memory_limit`` is given,
@@ -438,7 +493,8 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limi
         problem._scale, root_value, bound != "none", _as_int(_depth_limit(problem)),
         _as_int(max_nodes), row_keys, stats, _as_int(max_bytes),
         *_root_children(problem, X_atoms, W_atoms, channels, row_keys, bound != "none",
-                        max_nodes))
+                        max_nodes),
+        np.ones(1) if length_factor is None else np.ascontiguousarray(length_factor, np.float64))
     conditions = tuple((int(f), int(o), int(b)) for f, o, b in conditions)
     extent = rows
     for condition in conditions:
@@ -720,6 +776,15 @@ class OrthogonalLearner:
         pools grow by doubling up to ``max_nodes`` nodes, no further. Peak
         resident memory of a default fit at 10^6 rows x 20 columns: under
         1 GiB, the table included (``benchmarks/bench_scale.py``).
+    length_penalty : {"none", "complexity"}, default="none"
+        What a rule's conditions cost in the search. ``"none"``: each round
+        takes the query of the largest ``obj_ogb``, whatever its length
+        (the paper). ``"complexity"``: the query of the largest
+        ``obj_ogb^2 / (1 + c)`` for ``c`` conditions (columns), the
+        estimated risk reduction (Proposition 1) per unit of the
+        complexity the rule adds (rules plus conditions, Section 2;
+        :func:`length_factors`). Every strategy applies it; single-output
+        problems only.
 
     Raises
     ------
@@ -744,7 +809,11 @@ class OrthogonalLearner:
     ----------
     .. [1] Yang, F., Le Bodic, P., Kamp, M., Boley, M. (2024). Orthogonal
        gradient boosting for simpler additive rule ensembles. AISTATS.
-       Section 3.2 (eq. 14), Section 3.3 (Algorithms 1-3), Appendix B.
+       Section 3.2 (eq. 14, Proposition 1), Section 3.3 (Algorithms 1-3),
+       Appendix B; Section 2 (complexity: rules plus conditions).
+    .. [2] Khuller, S., Moss, A., Naor, J. (1999). The budgeted maximum
+       coverage problem. Information Processing Letters 70(1), 39-45 (the
+       greedy choice by gain per unit cost; ``length_penalty``).
 
     Examples
     --------
@@ -763,6 +832,7 @@ class OrthogonalLearner:
     bound: str = "prefix_greedy"
     max_nodes: int = 300
     memory_limit: float | None = 1024
+    length_penalty: str = "none"
 
     name = "orthogonal"
     objective = "orthogonal"
@@ -774,6 +844,9 @@ class OrthogonalLearner:
         if self.strategy not in SEARCHES:
             raise ValueError(f"strategy={self.strategy!r} is not supported; valid strategies are "
                              f"{list(SEARCHES)}.")
+        if self.length_penalty not in LENGTH_PENALTIES:
+            raise ValueError(f"length_penalty={self.length_penalty!r} is not supported; valid "
+                             f"length penalties are {list(LENGTH_PENALTIES)}.")
         if self.bound not in BOUNDS:
             raise ValueError(f"bound={self.bound!r} is not supported; valid bounds are "
                              f"{list(BOUNDS)}.")
@@ -794,13 +867,14 @@ class OrthogonalLearner:
     def search_channels(self, problem, atom_index=None):
         """Run the configured search on a :class:`ChannelProblem`
         (``atom_index``: see :func:`branch_and_bound`)."""
+        factor = None if self.length_penalty == "none" else length_factors(self.length_penalty)
         if self.strategy == "greedy":
-            return greedy_search(problem)
+            return greedy_search(problem, factor)
         if self.strategy == "beam":
-            return beam_search(problem, self.beam_width)
+            return beam_search(problem, self.beam_width, factor)
         prepare_kernels("orthogonal")
         return branch_and_bound(problem, self.bound, self.max_nodes, self.memory_limit,
-                                atom_index)
+                                atom_index, factor)
 
     def search(self, problem):
         """Search a plain :class:`~rulebook.search.SearchProblem`; the query
@@ -880,6 +954,9 @@ class OrthogonalRounds(LearnerRounds):
         several outputs (the gradient-boosting objective of one output is
         not defined for them)."""
         learner = self.learner
+        if learner.length_penalty != "none":
+            raise ValueError(f"length_penalty={learner.length_penalty!r} is for single-output "
+                             "problems; use length_penalty='none' with several outputs.")
         channels = OutputChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
         channels.transient = True
         if learner.strategy == "branch_and_bound":
