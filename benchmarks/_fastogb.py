@@ -264,7 +264,8 @@ def _orthogonal_estimator(config, search_params):
         num_rules=config["n_rules"], objective_function=OrthogonalBoostingObjective,
         weight_update_method=FullyCorrective(), loss=config["loss"], reg=float(config["reg"]),
         search="ogb", include_default_rule=True, max_col_attr=config.get("max_col_attr"),
-        search_params=params, n_jobs=config.get("n_jobs", 1))
+        search_params=params, n_jobs=config.get("n_jobs", 1),
+        objective_params=config.get("objective_params"))
 
 
 def _complexity(ensemble):

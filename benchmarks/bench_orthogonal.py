@@ -115,6 +115,9 @@ def parse_args():
                         help="seconds per dataset (all splits) before fastogb is stopped")
     parser.add_argument("--fastogb-beam-width", type=int, default=None,
                         help="beam width of fastogb's ogb search (default: fastogb's, 1)")
+    parser.add_argument("--fastogb-length-regularisation", action="store_true",
+                        help="fastogb's OrthogonalBoostingObjective(length_regularisation=True): "
+                             "reg * (length + 1) added to ||q_perp||^2 in its objective")
     parser.add_argument("--fastogb-cache", type=Path, default=None,
                         help="JSON file of fastogb's per-split results: read for a dataset "
                              "and settings already in it, else fastogb runs and its result "
@@ -194,6 +197,8 @@ def run_fastogb(name, X, y, task, args):
     config = {"loss": loss_name, "reg": args.reg_lambda, "n_rules": args.rules,
               "max_col_attr": FASTOGB_MAX_COL_ATTR, "beam_width": args.fastogb_beam_width,
               "n_jobs": int(os.environ.get("NUMBA_NUM_THREADS", os.cpu_count()))}
+    if args.fastogb_length_regularisation:  # (absent otherwise: the cache keys stay)
+        config["objective_params"] = {"length_regularisation": True}
     key = json.dumps({"dataset": name, "splits": args.splits, "n_rows": len(y_array),
                       **{k: v for k, v in config.items() if k != "n_jobs"}}, sort_keys=True)
     cache = json.loads(args.fastogb_cache.read_text()) if (
@@ -272,7 +277,8 @@ def main():
     if args.fastogb_version:
         print(f"fastogb {args.fastogb_version} under {args.fastogb_python}: learner {FASTOGB}, "
               f"max_col_attr={FASTOGB_MAX_COL_ATTR}, beam width "
-              f"{args.fastogb_beam_width or 'fastogb default'}")
+              f"{args.fastogb_beam_width or 'fastogb default'}"
+              + (", length_regularisation=True" if args.fastogb_length_regularisation else ""))
     elif not args.no_fastogb:
         print(f"NOTE: fastogb is not importable by {args.fastogb_python}: {FASTOGB} skipped "
               "(see benchmarks/README.md; --fastogb-python or FASTOGB_PYTHON)")
