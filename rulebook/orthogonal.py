@@ -783,8 +783,8 @@ class OrthogonalLearner:
         ``obj_ogb^2 / (1 + c)`` for ``c`` conditions (columns), the
         estimated risk reduction (Proposition 1) per unit of the
         complexity the rule adds (rules plus conditions, Section 2;
-        :func:`length_factors`). Every strategy applies it; single-output
-        problems only.
+        :func:`length_factors`). Every strategy applies it, with one output
+        or several.
 
     Raises
     ------
@@ -954,14 +954,13 @@ class OrthogonalRounds(LearnerRounds):
         several outputs (the gradient-boosting objective of one output is
         not defined for them)."""
         learner = self.learner
-        if learner.length_penalty != "none":
-            raise ValueError(f"length_penalty={learner.length_penalty!r} is for single-output "
-                             "problems; use length_penalty='none' with several outputs.")
         channels = OutputChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
         channels.transient = True
         if learner.strategy == "branch_and_bound":
+            factor = (None if learner.length_penalty == "none"
+                      else length_factors(learner.length_penalty))
             result = output_branch_and_bound(channels, learner.max_nodes, learner.bound,
-                                             learner.memory_limit)
+                                             learner.memory_limit, factor)
         else:
             result = learner.search_channels(channels)
         if not result.value > _FALLBACK_TOLERANCE * np.abs(problem.g).sum():

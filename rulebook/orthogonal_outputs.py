@@ -173,7 +173,8 @@ class OutputChannelProblem:
         return int(j), int(op), int(bin_)
 
 
-def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memory_limit=None):
+def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memory_limit=None,
+                            length_factor=None):
     """Best-first branch and bound over conjunctions, for several outputs.
 
     The single-output search's design (:func:`rulebook.orthogonal.branch_and_bound`,
@@ -205,11 +206,17 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memo
         Most mebibytes of the expanded nodes' refinements (their indices
         and values, 16 bytes each, and their rows): the search stops, as at
         ``max_nodes``, once they pass it.
+    length_factor : ndarray of shape (L,), float64, optional
+        As from :func:`rulebook.orthogonal.length_factors` (None: all
+        ones): the search maximises ``value * length_factor[c]`` for a
+        query of ``c`` conditions (features); a node's bound is scaled by
+        its own factor (its refinements have no fewer conditions), as in
+        :func:`rulebook.orthogonal.branch_and_bound`.
 
     Returns
     -------
     rulebook.search.SearchResult
-        ``stats``: ``n_nodes`` (expansions), ``n_pruned``,
+        ``value``: the query's objective value (not its score); ``stats``: ``n_nodes`` (expansions), ``n_pruned``,
         ``budget_exhausted`` (``max_nodes`` or ``memory_limit`` stopped the
         search), ``memory_exhausted``.
     """
@@ -220,7 +227,10 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memo
     bound = _PrefixBound(problem) if bound == "prefix_greedy" else (lambda rows: np.inf)
     rows = problem.base.rows
     limit = problem.base.max_rule_length or np.inf
-    best = [problem.value(rows), (), rows]
+    factor = np.ones(1) if length_factor is None else np.asarray(length_factor, np.float64)
+    # [score, conditions, rows, value]: the best by score (value x factor).
+    root_value = problem.value(rows)
+    best = [root_value * factor[0], (), rows, root_value]
     # Entries (-priority, tie, node): a node to bound and expand, or the
     # refinements of an expanded one, handed out best value first (each
     # enters the queue with its parent's bound only when it comes up).
@@ -237,7 +247,7 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memo
             if node.has_next():
                 heapq.heappush(queue, (negative, count, node.next()))
                 count += 1
-            child = _refinement(problem, node, seen, best)
+            child = _refinement(problem, node, seen, best, factor)
             if child is not None:
                 heapq.heappush(queue, (negative, count, child))
                 count += 1
@@ -245,7 +255,7 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memo
         if (max_nodes is not None and n_nodes >= max_nodes) or held > most:
             queue.append((negative, 0, node))  # left unexpanded: the budget stopped it
             break
-        node_bound = bound(node.rows)
+        node_bound = bound(node.rows) * _factor(factor, node.conditions)
         if not node_bound > best[0] or len(node.rows) <= 1:
             n_pruned += 1
             continue
@@ -257,7 +267,7 @@ def output_branch_and_bound(problem, max_nodes=None, bound="prefix_greedy", memo
             count += 1
     memory = bool(queue) and held > most
     exhausted = bool(queue) and (memory or (max_nodes is not None and n_nodes >= max_nodes))
-    return SearchResult(best[1], best[0], best[2],
+    return SearchResult(best[1], best[3], best[2],
                         {"n_nodes": n_nodes, "n_pruned": n_pruned, "budget_exhausted": exhausted,
                          "memory_exhausted": memory})
 
@@ -338,10 +348,16 @@ def _expand(problem, node, limit, scratch):
     return _Node(node.conditions, node.rows, order, scores, values.shape[1], 0, rest)
 
 
-def _refinement(problem, node, seen, best):
+def _factor(factor, conditions):
+    """The length factor of a query: of its number of features."""
+    return factor[min(len({c[0] for c in conditions}), len(factor) - 1)]
+
+
+def _refinement(problem, node, seen, best, factor):
     """The refinement of ``node`` at its position, or None when a query of
     the same extent, last feature and features was seen (the same
-    refinements: one is enough); ``best`` is updated in place."""
+    refinements: one is enough); ``best`` (score, conditions, rows, value)
+    is updated in place."""
     j, p = divmod(int(node.order[node.position]), node.width)
     condition = problem.condition(j, p)
     kept = problem.base.split(node.rows, condition)[0]
@@ -351,8 +367,9 @@ def _refinement(problem, node, seen, best):
     seen.add(key)
     value = float(node.scores[node.position])
     conditions = node.conditions + (condition,)
-    if value > best[0]:
-        best[:] = [value, conditions, kept]
+    score = value * _factor(factor, conditions)
+    if score > best[0]:
+        best[:] = [score, conditions, kept, value]
     return _Node(conditions, kept)
 
 

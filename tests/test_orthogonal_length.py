@@ -10,6 +10,7 @@ import itertools
 
 import naive
 import numpy as np
+import test_orthogonal_outputs
 import pytest
 from conftest import binned_problems
 from hypothesis import assume, given, settings
@@ -26,6 +27,7 @@ from rulebook.orthogonal import (
     greedy_search,
     length_factors,
 )
+from rulebook.orthogonal_outputs import OutputChannelProblem, output_branch_and_bound
 
 
 def _random_basis(problem, seed, n_queries):
@@ -198,11 +200,42 @@ def test_complexity_penalty_gives_rules_no_longer_on_average(strategy):
     assert lengths["complexity"] <= lengths["none"]
 
 
-def test_several_outputs_refuse_a_length_penalty():
+@settings(max_examples=100, deadline=None)
+@given(test_orthogonal_outputs.small_problems())
+def test_exhaustive_scored_output_branch_and_bound_equals_brute_force(case):
+    problem, basis = case
+    outputs = test_orthogonal_outputs
+    channels = OutputChannelProblem.orthogonal(problem, basis, outputs.EPSILON)
+    factor = length_factors("complexity")
+    result = output_branch_and_bound(channels, bound="none", length_factor=factor)
+    props = list(outputs.propositions(problem, problem.rows))
+    expected = outputs.direct_value(problem, basis, problem.rows) * factor[0]
+    for size in range(1, len(props) + 1):
+        for combo in itertools.combinations(props, size):
+            columns = len({j for j, _, _, _ in combo})
+            if columns > problem.max_rule_length:
+                continue
+            rows = problem.rows
+            for _, _, condition, _ in combo:
+                rows = problem.split(rows, condition)[0]
+            if len(rows):
+                expected = max(expected, outputs.direct_value(problem, basis, rows)
+                               * factor[columns])
+    score = result.value * factor[_columns(result.conditions)]
+    assert score == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert result.value == pytest.approx(outputs.direct_value(problem, basis, result.rows),
+                                         rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "branch_and_bound"])
+def test_several_outputs_take_the_length_penalty(strategy):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 3))
-    Y = (X[:, :2] + rng.normal(size=(60, 2)) > 0).astype(int)
-    model = RuleBoostingClassifier(n_rules=2, verbose=0,
-                                   learner=OrthogonalLearner(length_penalty="complexity"))
-    with pytest.raises(ValueError, match="length_penalty="):
-        model.fit(X, Y)
+    X = rng.normal(size=(200, 4))
+    Y = (X[:, :2] + X[:, 2:] * X[:, :2] + 0.5 * rng.normal(size=(200, 2)) > 0).astype(int)
+    lengths = {}
+    for penalty in ("none", "complexity"):
+        model = RuleBoostingClassifier(
+            n_rules=6, verbose=0, max_rule_length=None,
+            learner=OrthogonalLearner(strategy=strategy, length_penalty=penalty)).fit(X, Y)
+        lengths[penalty] = model.history_["length"].iloc[1:].mean()
+    assert lengths["complexity"] <= lengths["none"]
