@@ -58,7 +58,11 @@ class SquaredLoss:
     name: str = "squared"
 
     def loss(self, y, raw, sample_weight):
-        return _weighted_mean((y - raw) ** 2, sample_weight)
+        return _weighted_mean(self.pointwise(y, raw), sample_weight)
+
+    def pointwise(self, y, raw):
+        """Each row's loss, element-wise (also of (n, K) arrays)."""
+        return (y - raw) ** 2
 
     def gradient_hessian(self, y, raw, sample_weight):
         g = -2.0 * (y - raw) * sample_weight
@@ -84,7 +88,11 @@ class LogisticLoss:
     name: str = "logistic"
 
     def loss(self, y, raw, sample_weight):
-        return _weighted_mean(-log_expit(y * raw), sample_weight)
+        return _weighted_mean(self.pointwise(y, raw), sample_weight)
+
+    def pointwise(self, y, raw):
+        """Each row's loss, element-wise (also of (n, K) arrays)."""
+        return -log_expit(y * raw)
 
     def gradient_hessian(self, y, raw, sample_weight):
         # g = -y * sigma(-y f), h = sigma(y f) * sigma(-y f)   (Sec. 2.3)
@@ -117,8 +125,12 @@ class PoissonLoss:
     name: str = "poisson"
 
     def loss(self, y, raw, sample_weight):
+        return _weighted_mean(self.pointwise(y, raw), sample_weight)
+
+    def pointwise(self, y, raw):
+        """Each row's loss, element-wise (also of (n, K) arrays)."""
         raw = np.minimum(raw, _MAX_LOG)
-        return _weighted_mean(xlogy(y, y) - y * raw - y + np.exp(raw), sample_weight)
+        return xlogy(y, y) - y * raw - y + np.exp(raw)
 
     def gradient_hessian(self, y, raw, sample_weight):
         mu = np.exp(np.minimum(raw, _MAX_LOG))
@@ -314,8 +326,21 @@ class OutputWiseLoss:
         return self.output_loss.name
 
     def loss(self, y, raw, sample_weight):
-        return float(sum(self.output_loss.loss(y[:, k], raw[:, k], sample_weight)
-                         for k in range(y.shape[1])))
+        w = np.asarray(sample_weight, np.float64)
+        total = w.sum()
+        if total == 0.0 or y.shape != raw.shape or w.shape != y.shape[:1]:
+            # np.average's error (or result), output by output.
+            return float(sum(self.output_loss.loss(y[:, k], raw[:, k], sample_weight)
+                             for k in range(y.shape[1])))
+        # All outputs in one element-wise pass (the same numbers element by
+        # element: the output losses are element-wise), then each output's
+        # weighted sum over a contiguous row of the transpose: NumPy's
+        # pairwise sum, as of the column alone (a sum down axis 0 would
+        # add row after row: other bits). Output by output it took 6 calls
+        # a loss and 3 losses a round (5 ms of a 10-rule fit of emotions).
+        products = np.multiply(self.output_loss.pointwise(y, raw), w[:, None])
+        sums = np.ascontiguousarray(products.T).sum(axis=1)
+        return float(sum(float(s / total) for s in sums))
 
     def gradient_hessian(self, y, raw, sample_weight):
         # Every output loss's gradient and Hessian are element-wise in y and
