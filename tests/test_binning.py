@@ -548,3 +548,26 @@ def test_the_cuts_of_a_sorted_block_equal_the_per_column_cuts(max_bins):
             np.testing.assert_array_equal(found[j][1], following)
         block[0, -1] = np.nan
         assert _sorted_block_cuts(block, max_bins) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6, width=32)), min_size=2, max_size=60),
+       st.sampled_from([None, 3, 8]), st.sampled_from([np.float64, np.float32]))
+def test_lazy_thresholds_are_the_eager_ones(values, max_bins, dtype):
+    """With every row active the thresholds are found only when read (and
+    the column binned at the cut values): the same thresholds, one at a time
+    or all at once, and the same codes, as a fit that finds them up front
+    (a row of zero weight makes it do so)."""
+    frame = pd.DataFrame({"x": np.array([np.nan if v is None else v for v in values], dtype=dtype)})
+    lazy, lazy_codes = _fit(frame, max_bins=max_bins)
+    # The same rows and one more, of zero weight, after them: the thresholds up front.
+    padded = pd.concat([frame, frame.iloc[:1]], ignore_index=True)
+    weights = np.r_[np.ones(len(frame)), 0.0]
+    eager, eager_codes = _fit(padded, weights, max_bins=max_bins)
+    spec = lazy.features_[0]
+    assert spec._thresholds is None or not len(spec._thresholds)  # not found yet
+    one_by_one = [spec.threshold(k) for k in range(spec.n_bins - 1)]
+    np.testing.assert_array_equal(one_by_one, eager.features_[0].thresholds)
+    np.testing.assert_array_equal(spec.thresholds, eager.features_[0].thresholds)
+    np.testing.assert_array_equal(lazy_codes, eager_codes[:-1])
+    assert lazy.n_bins_.tolist() == eager.n_bins_.tolist()

@@ -406,3 +406,24 @@ def test_weighted_mean_is_numpys_average_bit_for_bit(n, seed):
     assert _weighted_mean(values, None) == float(np.average(values))
     counts = rng.integers(1, 4, n)
     assert _weighted_mean(values, counts) == float(np.average(values, weights=counts))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 300), st.integers(2, 8), st.sampled_from(["squared", "logistic", "poisson"]),
+       st.integers(0, 2**32 - 1), st.booleans())
+def test_output_wise_loss_is_the_sum_of_its_outputs_to_the_bit(n, K, name, seed, zeros):
+    """One pass over the (n, K) arrays: the same float as each output's
+    loss on its own column, summed (the boosting history's train_loss)."""
+    from rulebook.losses import OutputWiseLoss
+
+    rng = np.random.default_rng(seed)
+    output = get_loss(name)
+    y = (rng.choice([-1.0, 1.0], (n, K)) if name == "logistic"
+         else rng.poisson(2.0, (n, K)).astype(np.float64))
+    raw = rng.normal(scale=3.0, size=(n, K))
+    w = rng.random(n) * (rng.random(n) < 0.7 if zeros else 1.0)
+    w[0] += 1.0
+    expected = float(sum(output.loss(y[:, k], raw[:, k], w) for k in range(K)))
+    assert OutputWiseLoss(output).loss(y, raw, w) == expected
+    np.testing.assert_array_equal(output.pointwise(y[:, 0], raw[:, 0]),
+                                  output.pointwise(y, raw)[:, 0])
