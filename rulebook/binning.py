@@ -215,20 +215,20 @@ class Binner:
         numeric = [j for j, kind in enumerate(kinds) if kind == NUMERIC]
         block = _column_major(numeric_block(frame, numeric))
         column_of = {j: k for k, j in enumerate(numeric)}
-        to_cut = [j for j in numeric if str(frame.columns[j]) not in cut_points]
-        found = _cuts_of_columns(block, [column_of[j] for j in to_cut], sample_weight, active,
-                                 self.max_bins)
-        cuts_of = dict(zip(to_cut, found))
-        gaps = {j: _as_shown(dtypes[j], *cuts) for j, cuts in cuts_of.items()}
+        to_cut = [j for j in numeric if names[j] not in cut_points]
         # Every row active: no row's value lies between a cut v and the
         # next value w, so binning at v bins every row as at the threshold
         # in [v, w) would, which is then found only when read (FeatureBins).
         # A row of zero weight may lie in that gap: then the thresholds now.
         lazy = bool(active.all())
+        found, codes = _cuts_of_columns(block, [column_of[j] for j in to_cut], sample_weight,
+                                        active, self.max_bins, with_codes=lazy)
+        code_of = {} if codes is None else {j: k for k, j in enumerate(to_cut)}
+        cuts_of = dict(zip(to_cut, found))
+        gaps = {j: _as_shown(dtypes[j], *cuts) for j, cuts in cuts_of.items()}
         chosen = {} if lazy else _readable_cuts(gaps)
         features = []
-        for j, name in enumerate(frame.columns):
-            label = str(name)
+        for j, label in enumerate(names):
             if kinds[j] == NUMERIC:
                 values = block[:, column_of[j]]
                 if integer[j] or j in parsed:
@@ -239,11 +239,13 @@ class Binner:
                 else:
                     edges = cuts_of[j][0]
                     feature = FeatureBins(label, j, NUMERIC, None, (), gaps=gaps[j])
-                X_binned[:, j] = _bin_numeric(values, edges)
+                X_binned[:, j] = (codes[:, code_of[j]] if j in code_of
+                                  else _bin_numeric(values, edges))
             else:
-                categories, codes = _categories(label, frame.iloc[:, j], active, max_categories)
+                categories, category_codes = _categories(label, frame.iloc[:, j], active,
+                                                         max_categories)
                 feature = FeatureBins(label, j, NOMINAL, np.empty(0), categories)
-                X_binned[:, j] = codes
+                X_binned[:, j] = category_codes
             features.append(feature)
         self.features_ = tuple(features)
         return X_binned
@@ -527,10 +529,13 @@ def _column_major(block):
     return out
 
 
-def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
+def _cuts_of_columns(block, columns, sample_weight, active, max_bins, with_codes=False):
     """:func:`_equal_frequency_cuts` of ``block[:, k]`` for each ``k`` in ``columns``.
 
-    Returns a list in the order of ``columns``. Tall columns are cut on
+    Returns a list in the order of ``columns`` and, if ``with_codes``,
+    the columns' bin codes at their cuts where a small table's columns
+    were cut at once (ndarray of shape (n, len(columns)),
+    :data:`X_BINNED_DTYPE`, F-order), else None. Tall columns are cut on
     as many threads as numba uses: sorting is most of binning a tall
     table, and one column's sort does not wait for another's.
     """
@@ -543,22 +548,27 @@ def _cuts_of_columns(block, columns, sample_weight, active, max_bins):
         # group's shape are made).
         width = max(1, BLOCK_CUT_CELLS // block.shape[0])
         found = []
+        codes = (np.empty((block.shape[0], len(columns)), X_BINNED_DTYPE, order="F")
+                 if with_codes else None)
         for start in range(0, len(columns), width):
-            group = _sorted_block_cuts(block[:, columns[start:start + width]], max_bins)
+            part = None if codes is None else codes[:, start:start + width]
+            group = _sorted_block_cuts(block[:, columns[start:start + width]], max_bins, part)
             if group is None:
                 break
             found += group
         else:
-            return found
+            return found, codes
 
     def cut(k):
         return _equal_frequency_cuts(block[:, k], sample_weight, active, max_bins, alike)
 
     threads = min(numba.get_num_threads(), len(columns))
     if threads <= 1 or block.shape[0] < COMPILED_MIN_ROWS:
-        return [cut(k) for k in columns]
-    with ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(cut, columns))
+        found = [cut(k) for k in columns]
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            found = list(pool.map(cut, columns))
+    return found, None
 
 
 # Cells of a group of columns cut at once (_sorted_block_cuts): 8 MB an int64 array.
@@ -569,7 +579,7 @@ BLOCK_CUT_CELLS = 2**20
 BLOCK_CUT_MAX_ROWS = 4096
 
 
-def _sorted_block_cuts(block, max_bins):
+def _sorted_block_cuts(block, max_bins, codes=None):
     """:func:`_equal_frequency_cuts_numpy` of every column of ``block``, every
     row active and of the same weight, from one sort of the block.
 
@@ -584,6 +594,12 @@ def _sorted_block_cuts(block, max_bins):
     of each run (a run of -0.0 and 0.0 keeps its first). None when a
     column holds NaN (or a column would have too many bins for the dense
     path's error to be raised here): then column by column.
+
+    ``codes``, if given, an (m, d) array: filled with each row's bin at the
+    cut values (the number of cuts below its value; every row is active,
+    so binning at the thresholds would give the same). From the block's
+    sort order, where binning column by column took 1.5 ms for emotions'
+    72 columns and 4 ms for atp7d's 411 (a searchsorted call each).
     """
     m, d = block.shape
     ordered = np.sort(block, axis=0)
@@ -617,10 +633,27 @@ def _sorted_block_cuts(block, max_bins):
             t_idx, c_idx = np.nonzero(keep)
             chosen[offset[many][c_idx] + runs[t_idx, c_idx]] = True
     col, pos, start = col[chosen], pos[chosen], start[chosen]
+    if codes is not None:
+        _codes_of_sorted(block, col, pos, codes)
     values = ordered[start, col]
     following = ordered[pos + 1, col]
     splits = np.cumsum(np.bincount(col, minlength=d))[:-1]
     return list(zip(np.split(values, splits), np.split(following, splits)))
+
+
+def _codes_of_sorted(block, col, pos, codes):
+    """Fill ``codes`` (m, d) with the bins of ``block``'s rows at cuts ending
+    sorted runs at positions ``pos`` of columns ``col``.
+
+    At sorted position ``p`` the bin is the number of cut runs ending
+    before ``p`` (a cumulative count of the run ends). The positions are
+    those of any sort of the column (ties hold equal values, and a run of
+    -0.0 and 0.0 is one run), so argsort's order puts them back in rows.
+    """
+    ends = np.zeros(block.shape, codes.dtype)
+    ends[pos + 1, col] = 1  # never after the last run: pos + 1 < m
+    np.put_along_axis(codes, np.argsort(block, axis=0), np.cumsum(ends, axis=0, dtype=codes.dtype),
+                      axis=0)
 
 
 def _equal_frequency_cuts_numpy(values, sample_weight, active, max_bins):

@@ -571,3 +571,25 @@ def test_lazy_thresholds_are_the_eager_ones(values, max_bins, dtype):
     np.testing.assert_array_equal(spec.thresholds, eager.features_[0].thresholds)
     np.testing.assert_array_equal(lazy_codes, eager_codes[:-1])
     assert lazy.n_bins_.tolist() == eager.n_bins_.tolist()
+
+
+@pytest.mark.parametrize("max_bins", [2, 5, 255, None])
+def test_a_sorted_blocks_codes_are_searchsorted_at_its_cuts(max_bins):
+    """The codes from the block's sort order (_codes_of_sorted) against
+    numpy's searchsorted of each column at its cuts: ties, -0.0 beside 0.0,
+    constant columns."""
+    from rulebook.binning import _sorted_block_cuts
+
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        m, d = int(rng.integers(1, 40)), int(rng.integers(1, 5))
+        block = np.round(rng.normal(size=(m, d)) * rng.integers(1, 4)) / 2
+        block[rng.random((m, d)) < 0.2] = -0.0
+        block[rng.random((m, d)) < 0.1] = 0.0
+        block[:, 0] = block[0, 0] if seed % 5 == 0 else block[:, 0]  # constant
+        block = np.asfortranarray(block)
+        codes = np.full((m, d), 999, np.uint16, order="F")
+        found = _sorted_block_cuts(block, max_bins, codes)
+        for j in range(d):
+            expected = np.searchsorted(found[j][0], block[:, j], side="left")
+            np.testing.assert_array_equal(codes[:, j], expected)
