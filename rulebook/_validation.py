@@ -263,6 +263,8 @@ def parse_numbers(column):
     """
     if not is_text_dtype(column.dtype):
         return None, 0
+    if _surely_words(column.iloc[:_PROBE].to_numpy(dtype=object, na_value=np.nan)):
+        return None, 0  # as _parse would say, without pandas' parser or a pass over the column
     cells = column.to_numpy(dtype=object, na_value=np.nan)
     missing = pd.isna(cells)
     present = cells[~missing]
@@ -279,6 +281,27 @@ def parse_numbers(column):
 
 # Cells parsed first to reject a column of words quickly.
 _PROBE = 64
+
+
+# What a number pandas.to_numeric reads begins with, after blanks: a
+# digit, a sign, a point, or "inf"/"Infinity" ("nan" reads as NaN: a word).
+_NUMBER_STARTS = frozenset("0123456789+-.iI")
+
+
+def _surely_words(cells):
+    """Whether a cell is a string that :func:`_parse` cannot read, by its
+    first non-blank character (ASCII, and none a number begins with).
+
+    A quick test before pandas' parser (50-150 us a call: most of checking
+    a small table's word columns, e.g. tic-tac-toe's ``x``/``o``/``b``).
+    False says nothing: then :func:`_parse` decides.
+    """
+    for cell in cells:
+        if isinstance(cell, str):
+            text = cell.lstrip()
+            if text and text[0] < "\x80" and text[0] not in _NUMBER_STARTS:
+                return True
+    return False
 
 
 def _parse(cells):
@@ -322,8 +345,8 @@ def warn_numbers_with_markers(frame, features):
     for feature in features:
         if feature.kind != NOMINAL or not is_text_dtype(frame.dtypes.iloc[feature.index]):
             continue
-        words = [c for c in feature.categories
-                 if not (isinstance(c, str) and not c.strip()) and _parse([c]) is None]
+        words = [c for c in feature.categories if not (isinstance(c, str) and not c.strip())
+                 and (_surely_words([c]) or _parse([c]) is None)]
         n_numbers = len(feature.categories) - len(words)
         if n_numbers >= _MARKER_MIN_NUMBERS and 0 < len(words) <= min(_MARKER_MAX_WORDS, n_numbers - 1):
             warnings.warn(

@@ -269,3 +269,18 @@ def test_integers_as_text_get_both_warnings():
     messages = [str(w.message) for w in record]
     assert any("'EmployeeNumber' has dtype" in m and "0 blank cell" in m for m in messages)
     assert any("'EmployeeNumber' looks like a row identifier" in m for m in messages)
+
+
+_NUMBERISH = st.text(st.sampled_from(list("0123456789+-.eEiInNfaty ,_x\t\x00\x0b\u00a0\u0661")),
+                     max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_NUMBERISH, st.text(max_size=5)))
+def test_the_quick_word_test_never_calls_a_number_a_word(cell):
+    """_surely_words, the cheap test before pandas' parser, says "word"
+    only of cells the parser cannot read (it may not say it of all)."""
+    from rulebook._validation import _parse, _surely_words
+
+    if _surely_words([cell]):
+        assert _parse([cell]) is None
