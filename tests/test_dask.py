@@ -241,6 +241,19 @@ def test_targets_partitioned_otherwise_are_refused_naming_y(client):
         rdask.RuleBoostingRegressor(n_rules=1).fit(Xd, shifted)
 
 
+@pytest.mark.parametrize("as_array", [False, True])
+def test_targets_of_several_outputs_say_they_are_fitted_in_memory(client, as_array):
+    X, targets = _table(n=50)
+    Xd, yd = _partitioned(X, targets["squared"])
+    Y = pd.DataFrame({"a": targets["squared"], "b": -targets["squared"]})
+    Yd = dd.from_pandas(Y, npartitions=Xd.npartitions)
+    if as_array:
+        Yd = Yd.to_dask_array(lengths=True)
+    with pytest.raises(NotImplementedError, match=r"y has 2 columns: targets of several outputs "
+                                                  r".* not distributed yet.*in memory"):
+        rdask.RuleBoostingRegressor(n_rules=1).fit(Xd, Yd)
+
+
 @pytest.mark.parametrize("params, match", [
     ({"include_linear": True}, r"include_linear=True is not distributed yet"),
     ({"propositions": 10}, r"propositions=10 is not distributed yet"),
@@ -256,7 +269,9 @@ def test_bad_targets_and_columns_are_refused_as_in_memory(client):
     X, targets = _table(n=200)
     Xd, _ = _partitioned(X, targets["squared"])
     three = pd.Series(np.resize(["a", "b", "c"], 200))
-    with pytest.raises(ValueError, match=r"exactly two classes in y; got 3"):
+    with pytest.raises(ValueError, match=r"Only binary classification is supported by rulebook"
+                                         r"\.dask.*y has 3 class\(es\).*fit them in memory with "
+                                         r"rulebook\.RuleBoostingClassifier"):
         rdask.RuleBoostingClassifier(n_rules=1).fit(Xd, dd.from_pandas(three, chunksize=160))
     negative = pd.Series(-targets["poisson"] - 1)
     with pytest.raises(ValueError, match=r"loss='poisson' needs non-negative targets"):

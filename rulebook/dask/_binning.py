@@ -153,10 +153,13 @@ def _check_target(summary, y, classify):
     classes = np.unique(pd.Series(labels, dtype=y.dtype).to_numpy())
     check_classification_targets(classes)
     if len(classes) != 2:
+        # "Only binary classification is supported.": the words of the
+        # in-memory estimators' refusal, which scikit-learn's checks expect.
         raise ValueError(
-            "Only binary classification is supported. RuleBoostingClassifier needs "
-            f"exactly two classes in y; got {len(classes)} class(es) "
-            f"{classes[:5].tolist()}. Multi-class targets are not supported yet.")
+            "Only binary classification is supported by rulebook.dask.RuleBoostingClassifier: "
+            f"y has {len(classes)} class(es) {classes[:5].tolist()}. Multi-class targets are "
+            "not distributed yet; fit them in memory with rulebook.RuleBoostingClassifier "
+            "(X.compute(), y.compute()), or fit one class against the rest here.")
     for label in classes:
         if not summary["label_weight"][_partitions._python_scalar(label)] > 0:
             raise ValueError(

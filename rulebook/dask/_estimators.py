@@ -109,6 +109,14 @@ def _as_series(name, values, X):
         values = values[values.columns[0]]
     elif isinstance(values, da.Array) and values.ndim == 1:
         values = dd.from_dask_array(values)
+    several = (isinstance(values, dd.DataFrame)
+               or (isinstance(values, da.Array) and values.ndim == 2))
+    if name == "y" and several:
+        raise NotImplementedError(
+            f"y has {values.shape[1]} columns: targets of several outputs (multi-label, "
+            "multi-output regression) are not distributed yet. Fit them in memory with "
+            "rulebook.RuleBoostingClassifier / RuleBoostingRegressor (X.compute(), "
+            "y.compute()).")
     if not isinstance(values, dd.Series):
         raise TypeError(
             f"{name} must be a dask.dataframe.Series (or a 1-D dask.array.Array) partitioned as "
@@ -160,7 +168,10 @@ class _DaskRuleBoosting:
             numbers (convert it: :func:`dask.dataframe.to_numeric`).
         NotImplementedError
             ``propositions`` or ``include_linear``: not distributed yet (the
-            message names the parameter).
+            message names the parameter); a ``y`` of several columns
+            (several outputs: fit them in memory). A classifier's ``y``
+            of more than two classes raises ValueError (multi-class
+            targets are fitted in memory too).
         KeyboardInterrupt
             On Ctrl-C: at the end of the current round trip to the
             workers (a search node's sums, about 0.1 s to a few seconds on
