@@ -611,10 +611,6 @@ def _sorted_block_cuts(block, max_bins, codes=None):
     if max_bins is None and (per_column > 65534).any():
         return None
     offset = np.concatenate(([0], np.cumsum(per_column)))
-    # The first position of each run: the previous run's end + 1 (0 first).
-    start = np.zeros(len(pos), np.intp)
-    start[1:] = pos[:-1] + 1
-    start[offset[:-1][per_column > 0]] = 0
     if max_bins is None:
         chosen = np.ones(len(pos), bool)
     else:
@@ -632,13 +628,20 @@ def _sorted_block_cuts(block, max_bins, codes=None):
             keep &= runs < per_column[many][None, :]  # never the last run
             t_idx, c_idx = np.nonzero(keep)
             chosen[offset[many][c_idx] + runs[t_idx, c_idx]] = True
-    col, pos, start = col[chosen], pos[chosen], start[chosen]
+    chosen = np.flatnonzero(chosen)
+    # The first position of each chosen run: the previous run's end + 1,
+    # or 0 for a column's first run (of the chosen only: yeast's block
+    # has 10^5 runs).
+    first_run = chosen == offset[col[chosen]]
+    start = np.where(first_run, 0, pos[chosen - 1 + first_run] + 1)
+    col, pos = col[chosen], pos[chosen]
     if codes is not None:
         _codes_of_sorted(block, col, pos, codes)
     values = ordered[start, col]
     following = ordered[pos + 1, col]
-    splits = np.cumsum(np.bincount(col, minlength=d))[:-1]
-    return list(zip(np.split(values, splits), np.split(following, splits)))
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(col, minlength=d)))).tolist()
+    # Slices rather than np.split (a Python pass of its own: 0.7 ms for 411 columns).
+    return [(values[a:b], following[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _codes_of_sorted(block, col, pos, codes):
