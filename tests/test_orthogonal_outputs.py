@@ -245,3 +245,56 @@ def test_a_memory_limit_stops_the_search_with_the_best_query_so_far():
     assert not free.stats["memory_exhausted"]
     assert 1 <= capped.stats["n_nodes"] < free.stats["n_nodes"]
     assert capped.value == pytest.approx(direct_value(problem, basis, capped.rows), rel=1e-9)
+
+
+def _scan_every_bin(hist, n_bins, m, single_head, epsilon, max_count):
+    """Numeric features' scan with every bin's proposition evaluated (the
+    kernel copies the previous value for a bin of exact zeros)."""
+    from rulebook._orthogonal_kernels import _output_value
+
+    d, width, _ = hist.shape
+    out = np.full((d, 2 * width), -np.inf)
+    for j in range(d):
+        nb = int(n_bins[j])
+        for k in range(nb - 1):
+            acc = hist[j, :k + 1].sum(axis=0) if k == 0 else acc + hist[j, k]
+            if 0.0 < acc[m + 1] < max_count:
+                out[j, k] = _output_value(acc, m, single_head, epsilon)
+        for k in range(nb - 1, 0, -1):
+            acc = hist[j, k].copy() if k == nb - 1 else acc + hist[j, k]
+            if 0.0 < acc[m + 1] < max_count:
+                out[j, (nb - 1) + (nb - 1 - k)] = _output_value(acc, m, single_head, epsilon)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(0, 3), st.booleans())
+def test_scan_of_empty_bins_is_the_scan_of_every_bin(seed, m, n_basis, single_head):
+    """Bins of exact zeros (most bins of a small extent) have the previous
+    proposition's value, to the bit; a bin of no rows whose sums are not
+    exactly 0 (rounding left by a subtraction) is evaluated."""
+    from rulebook._orthogonal_kernels import scan_outputs_parallel, scan_outputs_serial
+
+    rng = np.random.default_rng(seed)
+    d, width = 3, 9
+    n_bins = rng.integers(1, width, d)
+    channels = m + 2 + n_basis
+    hist = np.zeros((d, width, channels))
+    for j in range(d):
+        for b in range(int(n_bins[j]) + 1):
+            kind = rng.random()
+            if kind < 0.5:
+                continue  # no rows: exact zeros
+            if kind < 0.6:
+                hist[j, b, :m] = rng.normal(size=m) * 1e-17  # rounding, count 0
+                continue
+            rows = rng.integers(1, 4)
+            hist[j, b, :m] = rng.normal(size=m) * rows
+            hist[j, b, m] = hist[j, b, m + 1] = rows
+            hist[j, b, m + 2:] = rng.normal(size=n_basis) * 0.1 * rows
+    expected = _scan_every_bin(hist, n_bins, m, single_head, EPSILON, np.inf)
+    nominal = np.zeros(d, bool)
+    for scan in (scan_outputs_serial, scan_outputs_parallel):
+        out = np.full((d, 2 * width), np.nan)
+        scan(hist, n_bins, nominal, 0, m, single_head, EPSILON, np.inf, out)
+        np.testing.assert_array_equal(out, expected)
