@@ -47,7 +47,7 @@ References
 import numpy as np
 from numba import prange
 
-from ._config import jit, jit_inline, jit_parallel
+from ._config import jit, jit_parallel
 from ._search_kernels import EQ, GT, LE, NE
 from .objectives import _objective
 
@@ -226,35 +226,19 @@ def _scan_outputs(hist, n_bins, is_nominal, first, m, single_head, epsilon, max_
                     if 0.0 < acc[count] < max_count:
                         out[j, p + 1] = _output_value(acc, m, single_head, epsilon)
         else:
-            # A bin whose channels are all exactly 0 (no rows: most bins of
-            # a small extent) leaves acc as it was, so its proposition's
-            # value is the previous one's, copied rather than recomputed
-            # (the same bits; the objective is most of a scan's work).
             for k in range(nb - 1):
-                if _add_bin(acc, hist, j, k) or k == 0:
-                    if 0.0 < acc[count] < max_count:
-                        out[j, k] = _output_value(acc, m, single_head, epsilon)
-                else:
-                    out[j, k] = out[j, k - 1]
+                for c in range(n_channels):
+                    acc[c] += hist[j, k, c]
+                if 0.0 < acc[count] < max_count:
+                    out[j, k] = _output_value(acc, m, single_head, epsilon)
             for c in range(n_channels):
                 acc[c] = 0.0
             for k in range(nb - 1, 0, -1):
-                p = (nb - 1) + (nb - 1 - k)
-                if _add_bin(acc, hist, j, k) or k == nb - 1:
-                    if 0.0 < acc[count] < max_count:
-                        out[j, p] = _output_value(acc, m, single_head, epsilon)
-                else:
-                    out[j, p] = out[j, p - 1]
-
-
-def _add_bin(acc, hist, j, k):
-    # acc += hist[j, k]; whether any channel of the bin is not exactly 0.
-    changed = False
-    for c in range(acc.shape[0]):
-        x = hist[j, k, c]
-        acc[c] += x
-        changed |= x != 0.0
-    return changed
+                for c in range(n_channels):
+                    acc[c] += hist[j, k, c]
+                if 0.0 < acc[count] < max_count:
+                    out[j, (nb - 1) + (nb - 1 - k)] = _output_value(acc, m, single_head,
+                                                                    epsilon)
 
 
 def _prefix_values(W, order, epsilon, out):
@@ -374,7 +358,6 @@ build_channel_histograms_serial = jit(_build_channel_histograms)
 build_channel_histograms_parallel = jit_parallel(_build_channel_histograms)
 build_all_channel_histograms = jit_parallel(_build_all_channel_histograms)
 _output_value = jit(_output_value)
-_add_bin = jit_inline(_add_bin)
 scan_outputs_serial = jit(_scan_outputs)
 scan_outputs_parallel = jit_parallel(_scan_outputs)
 scan_all_serial = jit(_scan_all)
