@@ -73,16 +73,26 @@ LEARNERS = {
     # reproduce_tables.py; for datasets where the exact search takes minutes.
     "optimal_2s": {"learner": OptimalLearner(time_limit=2.0)},
     "orthogonal": {"learner": "orthogonal"},
-    "orthogonal_greedy": {"learner": OrthogonalLearner(strategy="greedy")},
-    "orthogonal_beam": {"learner": OrthogonalLearner(strategy="beam")},
+    # The preset before session 22: no length penalty (the paper's COB_B).
+    "orthogonal_plain": {"learner": OrthogonalLearner(length_penalty="none")},
+    "orthogonal_greedy": {"learner": OrthogonalLearner(strategy="greedy", length_penalty="none")},
+    "orthogonal_beam": {"learner": OrthogonalLearner(strategy="beam", length_penalty="none")},
     # Complexity-aware searches (session 22): each round's query maximises
-    # obj_ogb^2 / (1 + conditions), risk reduction per unit of complexity.
+    # obj_ogb^2 / (1 + conditions), risk reduction per unit of complexity
+    # (orthogonal_complexity is the preset since session 22).
     "orthogonal_complexity": {"learner": OrthogonalLearner(length_penalty="complexity")},
     "orthogonal_greedy_complexity": {
         "learner": OrthogonalLearner(strategy="greedy", length_penalty="complexity")},
+    # The same two at the estimators' max_rule_length="auto" (2 conditions),
+    # what a user gets by default (the others: no limit, the paper's setting).
+    "orthogonal_auto_length": {"learner": OrthogonalLearner(length_penalty="none"),
+                               "max_rule_length": "auto"},
+    "orthogonal_complexity_auto_length": {
+        "learner": OrthogonalLearner(length_penalty="complexity"), "max_rule_length": "auto"},
     # The preset is branch and bound with 300 node expansions per rule;
     # this is the earlier budget, for comparison.
-    "orthogonal_bnb": {"learner": OrthogonalLearner(strategy="branch_and_bound", max_nodes=2000)},
+    "orthogonal_bnb": {"learner": OrthogonalLearner(strategy="branch_and_bound", max_nodes=2000,
+                                                    length_penalty="none")},
     "corrective_gb": {"learner": "greedy", "objective": "gradient_boosting",
                           "weight_update": "corrective"},
 }
