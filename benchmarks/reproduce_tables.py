@@ -203,7 +203,8 @@ def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH, options=None):
         greedy.
     options : dict or None
         Further fields of the learner to set (e.g. ``{"max_nodes": 500}``);
-        the learner's defaults otherwise.
+        the learner's defaults otherwise, but ``length_penalty="none"``
+        (the paper's objective).
     """
     try:
         learner = get_learner("orthogonal")
@@ -215,6 +216,10 @@ def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH, options=None):
         updates["time_limit"] = time_limit
     if strategy is not None and "strategy" in fields:
         updates["strategy"] = strategy
+    if "length_penalty" in fields:
+        # The paper's objective (Yang et al. 2024, eq. 14), not the
+        # package's default, which divides by the rule's complexity.
+        updates["length_penalty"] = "none"
     updates.update(options or {})
     return dataclasses.replace(learner, **updates) if updates else learner
 

@@ -164,3 +164,7 @@ def test_orthogonal_options_parse_as_literals():
         rt._parse_option("max_nodes")
     learner = rt.orthogonal_learner(None, "beam", {"beam_width": 3})
     assert learner.strategy == "beam" and learner.beam_width == 3
+    # The paper's objective, whatever the package's default.
+    assert learner.length_penalty == "none"
+    assert rt.orthogonal_learner(None, None, {"length_penalty": "complexity"}).length_penalty \
+        == "complexity"
