@@ -476,6 +476,12 @@ def _build(cls, params):
     return estimator
 
 
+# Options a learner gained after files were written without them, with the
+# value that does what such a file's learner did (its default then); a new
+# default would otherwise change the model a loaded estimator fits.
+_OPTIONS_BEFORE = {"OrthogonalLearner": {"length_penalty": "none"}}
+
+
 def _param_from_json(value, path):
     if not isinstance(value, dict):
         return value
@@ -487,7 +493,7 @@ def _param_from_json(value, path):
             raise _invalid(f"{path}.options.{unknown[0]}", f"is not an option of {cls.__name__} "
                            f"(valid: {', '.join(valid)})")
         try:
-            return cls(**value["options"])
+            return cls(**{**_OPTIONS_BEFORE.get(cls.__name__, {}), **value["options"]})
         except (TypeError, ValueError, OverflowError) as error:  # the learner's own checks
             raise _invalid(f"{path}.options", f"is invalid: {error}") from None
     if "mapping" in value:

@@ -483,6 +483,23 @@ def test_a_newer_parameter_loads_as_an_error_and_a_missing_one_as_its_default(sa
     assert loaded.verbose == RuleBoostingClassifier().verbose
 
 
+def test_a_learner_option_added_later_loads_as_what_older_files_did(table):
+    """A file written before OrthogonalLearner had length_penalty loads with
+    the behaviour of then ("none"), not the later default; a file that
+    names it keeps it."""
+    def learner_options(data):
+        return data["params"]["learner"]["options"]
+
+    model = _fit(RuleBoostingClassifier(
+        n_rules=2, verbose=0, max_bins=16,
+        learner=OrthogonalLearner(strategy="beam", beam_width=3)), table)
+    assert model.learner.length_penalty == "complexity"  # today's default
+    loaded = load_model(_edited(json.loads(model.to_json()),
+                                lambda data: learner_options(data).pop("length_penalty")))
+    assert loaded.learner.length_penalty == "none"
+    assert load_model(model.to_json()).learner.length_penalty == "complexity"
+
+
 # -- nothing runs on load -----------------------------------------------------------------
 _EVENTS = []
 _WATCHING = [False]
