@@ -275,23 +275,24 @@ class Binner:
 
     @property
     def n_bins_(self):
-        """ndarray of shape (n_features,), int64: non-missing bins per column (read-only)."""
+        """ndarray of shape (n_features,), int64: non-missing bins per column."""
         return self._per_feature()[0]
 
     @property
     def is_nominal_(self):
-        """ndarray of shape (n_features,), bool (read-only)."""
+        """ndarray of shape (n_features,), bool."""
         return self._per_feature()[1]
 
     def _per_feature(self):
         # Read every round (each round's search problem): made once per
         # ``features_`` (which the Dask binner sets itself), not per read
-        # (a Python pass over the columns: 0.1 ms for 411 of them).
+        # (a Python pass over the columns: 0.1 ms for 411 of them). Not
+        # marked read-only: the kernels take them, and numba compiles a
+        # read-only array's signature apart (the kernel manifest's).
         cached = self.__dict__.get("_per_feature_cache")
         if cached is None or cached[0] is not self.features_:
             n_bins = np.array([f.n_bins for f in self.features_], dtype=np.int64)
             nominal = np.array([f.kind == NOMINAL for f in self.features_], dtype=np.bool_)
-            n_bins.flags.writeable = nominal.flags.writeable = False
             cached = self._per_feature_cache = (self.features_, n_bins, nominal)
         return cached[1:]
 
