@@ -10,36 +10,24 @@ import itertools
 
 import naive
 import numpy as np
-import test_orthogonal_outputs
 import pytest
+import test_orthogonal_outputs
 from conftest import binned_problems
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from test_orthogonal import _random_basis
 
 from rulebook import OrthogonalLearner, RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook.datasets import load_used_cars
 from rulebook.orthogonal import (
     LENGTH_PENALTIES,
     ChannelProblem,
-    OrthogonalBasis,
     beam_search,
     branch_and_bound,
     greedy_search,
     length_factors,
 )
 from rulebook.orthogonal_outputs import OutputChannelProblem, output_branch_and_bound
-
-
-def _random_basis(problem, seed, n_queries):
-    rng = np.random.default_rng(seed)
-    n = len(problem.g)
-    basis = OrthogonalBasis(problem.c, n_queries)
-    Q = [np.ones(n)]
-    for _ in range(n_queries):
-        q = (rng.random(n) < rng.uniform(0.1, 0.9)).astype(float)
-        basis.add(q)
-        Q.append(q)
-    return basis, np.column_stack(Q)
 
 
 def _value_of(problem, Q, epsilon):
