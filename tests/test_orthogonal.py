@@ -201,10 +201,9 @@ def test_beam_of_width_one_is_the_greedy_learner(problem):
     np.testing.assert_array_equal(ours.rows, theirs.rows)
 
 
-def _brute_force(problem, value_of, max_length):
-    """Best value over all conjunctions on up to ``max_length`` columns
-    (the length limit counts conditions: one column's propositions, an
-    interval, are one condition)."""
+def column_extents(problem):
+    """Per column, the extent (a bool mask of all rows) of every conjunction
+    of its propositions, all rows included: one condition each."""
     n = len(problem.g)
     per_column = {}
     for c in naive.candidates(problem.n_bins, problem.is_nominal):
@@ -212,7 +211,6 @@ def _brute_force(problem, value_of, max_length):
         per_column.setdefault(c[0], []).append(mask)
     closures = {}
     for column, masks in per_column.items():
-        # Every conjunction of the column's propositions, as its extent.
         found = {np.ones(n, bool).tobytes()}
         frontier = list(found)
         while frontier:
@@ -224,6 +222,14 @@ def _brute_force(problem, value_of, max_length):
                         found.add(new)
                         frontier.append(new)
         closures[column] = [np.frombuffer(e, bool) for e in found]
+    return closures
+
+
+def _brute_force(problem, value_of, max_length):
+    """Best value over all conjunctions on up to ``max_length`` columns
+    (the length limit counts conditions: one column's propositions, an
+    interval, are one condition)."""
+    closures = column_extents(problem)
     rows = problem.rows
     best = value_of(rows)
     for length in range(1, max_length + 1):

@@ -15,7 +15,7 @@ import test_orthogonal_outputs
 from conftest import binned_problems
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_orthogonal import _random_basis
+from test_orthogonal import _random_basis, column_extents
 
 from rulebook import OrthogonalLearner, RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook.datasets import load_used_cars
@@ -40,25 +40,9 @@ def _value_of(problem, Q, epsilon):
 
 def _column_extents(problem):
     """Per column, every non-trivial extent its propositions' conjunctions give."""
-    n = len(problem.g)
-    per_column = {}
-    for c in naive.candidates(problem.n_bins, problem.is_nominal):
-        per_column.setdefault(c[0], []).append(
-            naive.condition_mask(problem.X_binned, *c, problem.n_bins))
-    out = {}
-    for column, masks in per_column.items():
-        found, frontier = {np.ones(n, bool).tobytes()}, [np.ones(n, bool).tobytes()]
-        while frontier:
-            previous, frontier = frontier, []
-            for extent in previous:
-                for mask in masks:
-                    new = (np.frombuffer(extent, bool) & mask).tobytes()
-                    if new not in found:
-                        found.add(new)
-                        frontier.append(new)
-        found.discard(np.ones(n, bool).tobytes())
-        out[column] = [np.frombuffer(e, bool) for e in found]
-    return out
+    every = np.ones(len(problem.g), bool)
+    return {column: [e for e in extents if not np.array_equal(e, every)]
+            for column, extents in column_extents(problem).items()}
 
 
 def _brute_force_score(problem, value_of, factor, max_length):
