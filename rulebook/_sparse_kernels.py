@@ -30,7 +30,7 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._search_kernels import _count_satisfying, _prefix_counts, _satisfies
+from ._search_kernels import _count_satisfying, _implied_candidates, _prefix_counts, _satisfies
 
 
 def _complete_zero_bin(hist, j, n_bins, zero_bin, total):
@@ -201,12 +201,9 @@ def _greedy_cover_sparse(indptr, columns, codes, zero_bin, rows, extent, inside,
     every = np.ones(n_features, np.bool_)
     prefix = np.zeros((n_features, width), np.int64)
     _prefix_counts(counts, n_bins, every, prefix)
-    implied = np.zeros(candidates.shape[0], np.bool_)
-    for i in range(candidates.shape[0]):
-        p = candidates[i]
-        f = feature[p]
-        implied[i] = (_count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
-                      == extent.shape[0])
+    implied = np.empty(candidates.shape[0], np.int64)
+    n_implied = _implied_candidates(counts, prefix, feature, op, bin_, n_bins, candidates,
+                                    extent.shape[0], implied)
     outside = np.empty(0, rows.dtype)
     n_out = rows.shape[0] - extent.shape[0]
     listed = False
@@ -224,13 +221,12 @@ def _greedy_cover_sparse(indptr, columns, codes, zero_bin, rows, extent, inside,
             _count_codes(indptr, columns, codes, zero_bin, outside, n_out, counts)
         _prefix_counts(counts, n_bins, every, prefix)
         best, best_count = -1, n_out + 1
-        for i in range(candidates.shape[0]):
-            if implied[i]:
-                p = candidates[i]
-                f = feature[p]
-                total = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
-                if total < best_count:
-                    best, best_count = p, total
+        for i in range(n_implied):
+            p = implied[i]
+            f = feature[p]
+            total = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
+            if total < best_count:
+                best, best_count = p, total
         if best < 0:
             break
         chosen[k] = best
