@@ -620,10 +620,12 @@ def _sorted_block_cuts(block, max_bins, codes=None):
         if len(many):
             targets = np.arange(1, max_bins) / max_bins
             first = np.searchsorted(np.arange(1, m + 1) / m, targets, side="left")  # (T,)
-            # The run holding position q: the change positions before q.
-            keys = col.astype(np.int64) * (m + 1) + pos
-            query = many[None, :].astype(np.int64) * (m + 1) + first[:, None]  # (T, c)
-            runs = np.searchsorted(keys, query, side="left") - offset[many][None, :]
+            # The run holding position q: the change positions before q, a
+            # running count down each column (one pass; searching every
+            # column's changes for every target was a fifth of binning).
+            before = np.zeros((m, len(many)), np.int64)
+            np.cumsum(change[:, many], axis=0, out=before[1:])
+            runs = before[first]  # (T, c)
             keep = np.ones(runs.shape, bool)
             keep[1:] = runs[1:] != runs[:-1]  # each run once
             keep &= runs < per_column[many][None, :]  # never the last run

@@ -115,12 +115,14 @@ def greedy_search(problem, max_refinements=None):
     limit = problem.max_rule_length or np.inf
     hist, owned = problem.search_histograms(rows)
     used = np.zeros(len(problem.n_bins), bool)
+    n_used = 0
+    per_step = int(2 * problem.n_bins.sum())
     steps = np.inf if max_refinements is None else max_refinements
     while len(rows) > 1 and len(conditions) < steps:
         values, ops, bins = problem.best_refinements(hist, len(rows))
         n_steps += 1
-        n_scored += int(2 * problem.n_bins.sum())
-        if used.sum() >= limit:
+        n_scored += per_step
+        if n_used >= limit:
             # At the length limit only the columns already used may be
             # refined further (narrowing an interval adds no condition).
             values = np.where(used, values, -np.inf)
@@ -129,11 +131,12 @@ def greedy_search(problem, max_refinements=None):
             break
         condition = (j, int(ops[j]), int(bins[j]))
         conditions.append(condition)
+        n_used += not used[j]
         used[j] = True
         rows, removed = problem.split(rows, condition)
         # At the length limit only the columns used are refined from here on.
         hist = problem.refined_histograms(hist, rows, removed, owned,
-                                          np.flatnonzero(used) if used.sum() >= limit else None)
+                                          np.flatnonzero(used) if n_used >= limit else None)
         owned = True
         value = float(values[j])
     return SearchResult(tuple(conditions), value, rows,

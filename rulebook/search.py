@@ -385,8 +385,12 @@ class MultiOutputProblem(SearchProblem):
     def _listed(self, features):
         # The kernels' list of features: all of them unless given.
         if features is None:
-            return np.arange(self.n_features, dtype=np.int64)
+            return self._every_feature
         return np.asarray(features, np.int64)
+
+    @cached_property
+    def _every_feature(self):
+        return np.arange(self.n_features, dtype=np.int64)
 
     def _scan_arguments(self, hist, rows, scan):
         # The fused kernels' scan of the new histograms (of the extent
