@@ -261,13 +261,8 @@ def _greedy_cover(X_binned, rows, extent, inside, feature, op, bin_, n_bins, can
                     for j in range(n_out):
                         counts[f, column[outside[j]]] += 1
         _prefix_counts(counts, n_bins, counted, prefix)
-        best, best_count = -1, n_out + 1
-        for i in range(n_implied):
-            p = implied[i]
-            f = feature[p]
-            count = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
-            if count < best_count:
-                best, best_count = p, count
+        best, best_count = _fewest_outside(implied, n_implied, counts, prefix, feature, op,
+                                           bin_, n_bins, n_out)
         if best < 0:
             break
         chosen[k] = best
@@ -336,6 +331,21 @@ def _implied_candidates(counts, prefix, feature, op, bin_, n_bins, candidates, n
                     n += 1
             start += size
     return n
+
+
+def _fewest_outside(implied, n_implied, counts, prefix, feature, op, bin_, n_bins, n_out):
+    # A step of the greedy cover: the first of implied[:n_implied] whose
+    # proposition the fewest of the n_out rows still outside satisfy (their
+    # per-bin counts and prefix sums in counts, prefix): (proposition, that
+    # number), (-1, n_out + 1) if none.
+    best, best_count = -1, n_out + 1
+    for i in range(n_implied):
+        p = implied[i]
+        f = feature[p]
+        count = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
+        if count < best_count:
+            best, best_count = p, count
+    return best, best_count
 
 
 def _prefix_counts(counts, n_bins, features, prefix):
@@ -427,6 +437,7 @@ split_rows = jit(_split_rows)
 _outside_rows = jit_helper(_outside_rows)
 _prefix_counts = jit_helper(_prefix_counts)
 _implied_candidates = jit_helper(_implied_candidates)
+_fewest_outside = jit_helper(_fewest_outside)
 _satisfying = jit_helper(_satisfying)
 _count_satisfying = jit_inline(_count_satisfying)
 greedy_cover = jit(_greedy_cover)

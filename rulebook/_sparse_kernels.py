@@ -30,7 +30,7 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._search_kernels import _count_satisfying, _implied_candidates, _prefix_counts, _satisfies
+from ._search_kernels import _fewest_outside, _implied_candidates, _prefix_counts, _satisfies
 
 
 def _complete_zero_bin(hist, j, n_bins, zero_bin, total):
@@ -220,13 +220,8 @@ def _greedy_cover_sparse(indptr, columns, codes, zero_bin, rows, extent, inside,
                 listed = True
             _count_codes(indptr, columns, codes, zero_bin, outside, n_out, counts)
         _prefix_counts(counts, n_bins, every, prefix)
-        best, best_count = -1, n_out + 1
-        for i in range(n_implied):
-            p = implied[i]
-            f = feature[p]
-            total = _count_satisfying(counts, prefix, f, op[p], bin_[p], n_bins[f])
-            if total < best_count:
-                best, best_count = p, total
+        best, best_count = _fewest_outside(implied, n_implied, counts, prefix, feature, op,
+                                           bin_, n_bins, n_out)
         if best < 0:
             break
         chosen[k] = best
