@@ -30,7 +30,12 @@ References
 import numpy as np
 
 from ._config import jit, jit_helper
-from ._search_kernels import _fewest_outside, _implied_candidates, _prefix_counts, _satisfies
+from ._search_kernels import (
+    _fewest_outside,
+    _implied_candidates,
+    _prefix_counts,
+    _satisfies,
+)
 
 
 def _complete_zero_bin(hist, j, n_bins, zero_bin, total):
