@@ -89,6 +89,16 @@ LEARNERS = {
                                "max_rule_length": "auto"},
     "orthogonal_complexity_auto_length": {
         "learner": OrthogonalLearner(length_penalty="complexity"), "max_rule_length": "auto"},
+    # The regularised objective (session 23): |g_perp^T q| / sqrt(||q_perp||^2
+    # + reg_lambda / kappa), the risk reduction of the ridge-penalised
+    # corrective step (rulebook.orthogonal.ridge_term), with the preset's
+    # length penalty; greedy, and at max_rule_length="auto", likewise.
+    "orthogonal_ridge": {"learner": OrthogonalLearner(ridge="reg_lambda")},
+    "orthogonal_greedy_ridge": {
+        "learner": OrthogonalLearner(strategy="greedy", length_penalty="complexity",
+                                     ridge="reg_lambda")},
+    "orthogonal_ridge_auto_length": {"learner": OrthogonalLearner(ridge="reg_lambda"),
+                                     "max_rule_length": "auto"},
     # The preset is branch and bound with 300 node expansions per rule;
     # this is the earlier budget, for comparison.
     "orthogonal_bnb": {"learner": OrthogonalLearner(strategy="branch_and_bound", max_nodes=2000,

@@ -273,7 +273,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
  'orthogonal': (('rulebook._orthogonal_kernels:_orthogonal_value',
                  0.05,
                  (),
-                 ('(float64, float64, float64, float64)',)),
+                 ('(float64, float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
                  0.06,
                  (),
@@ -282,7 +282,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  0.1,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
-                 ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, "
+                 ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, float64, "
                   'float64)',)),
                 ('rulebook._orthogonal_kernels:take_rows',
                  0.33,
@@ -344,7 +344,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), Array(int32, 1, 'C', False, aligned=True), Array(float64, 2, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64, "
-                  'int64, float64)',)),
+                  'float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
                  0.21,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
@@ -443,7 +443,8 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
-                  "float64, float64, float64, Array(float64, 2, 'C', False, aligned=True))",)),
+                  "float64, float64, float64, float64, Array(float64, 2, 'C', False, "
+                  'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
                  0.33,
                  (),
@@ -502,11 +503,11 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "'C', False, aligned=True), Array(float64, 1, 'C', False, aligned=True), "
                   "Array(int32, 1, 'C', False, aligned=True), Array(float64, 2, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
-                  'False, aligned=True), int64, float64, float64, float64, float64, float64, bool, '
-                  "int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', "
-                  "False, aligned=True), int64, Array(float64, 3, 'C', False, aligned=True), "
-                  "Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-                  "aligned=True), Array(float64, 1, 'C', False, aligned=True))",)),
+                  'False, aligned=True), int64, float64, float64, float64, float64, float64, '
+                  "float64, bool, int64, int64, Array(int64, 1, 'C', False, aligned=True), "
+                  "Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 3, 'C', False, "
+                  "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, "
+                  "'C', False, aligned=True), Array(float64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._search_kernels:_prefix_counts',
                  0.06,
                  (),

@@ -205,7 +205,7 @@ def _key(rows, row_keys):
     return h ^ (np.int64(rows.shape[0]) * _MIX)
 
 
-def _prefix_bound(G, C, classes, U, sigma, epsilon, code, scale):
+def _prefix_bound(G, C, classes, U, sigma, epsilon, ridge, code, scale):
     # The prefix-greedy bound (ChannelProblem.prefix_bound): best prefix of
     # the extent sigma, whose rows are numbered in the gradient order, and
     # of its reverse. Row r's channels: G[r], C[r] and the basis channels
@@ -241,8 +241,8 @@ def _prefix_bound(G, C, classes, U, sigma, epsilon, code, scale):
             sq_forward += forward[k] * forward[k]
             backward[k] += U[v, k]
             sq_backward += backward[k] * backward[k]
-        best = max(best, _orthogonal_value(g_forward, c_forward, sq_forward, epsilon),
-                   _orthogonal_value(g_backward, c_backward, sq_backward, epsilon))
+        best = max(best, _orthogonal_value(g_forward, c_forward, sq_forward, epsilon, ridge),
+                   _orthogonal_value(g_backward, c_backward, sq_backward, epsilon, ridge))
     return _snap(best, code, scale)
 
 
@@ -485,14 +485,16 @@ def _conditions(ei, best_parent, feature, op, bin_, best_depth):
 
 
 def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, code, n_total,
-                      reg_lambda, epsilon, scale, root_value, use_bound, max_depth, max_nodes,
-                      row_keys, stats, max_bytes, root_hist, pre, pre_bound, length_factor):
+                      reg_lambda, epsilon, ridge, scale, root_value, use_bound, max_depth,
+                      max_nodes, row_keys, stats, max_bytes, root_hist, pre, pre_bound,
+                      length_factor):
     # IN: X_binned (n, d) uint16 F-order; rows (m,) intp, the root extent;
     #     W (n, K') channels; G, C (n,) float64: W's G and C channels,
     #     contiguous (C of length 0: every row's C is 1), classes (n,) int32 and U (P, K' - 4) float64: the
     #     basis channels of row r are U[classes[r]] (_prefix_bound);
     #     n_bins (d,) int64; is_nominal (d,) bool;
-    #     code int; n_total, reg_lambda, epsilon float; scale float, the
+    #     code int; n_total, reg_lambda, epsilon, ridge float (ridge: the
+    #     orthogonal objective's ridge term, 0 for eq. 14); scale float, the
     #     snapping scale (sum |G| over rows); rows must be numbered in
     #     the order of the prefix-greedy bound (ascending G / C), so that
     #     every extent, kept ascending, is already in that order (as in
@@ -578,7 +580,8 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
                 if pre_at >= 0:
                     bnd = pre_bound[pre_at]
                 else:
-                    bnd = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code, scale)
+                    bnd = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, ridge, code,
+                                        scale)
                 bnd *= length_factor[min(cols, length_factor.shape[0] - 1)]
             if not bnd > best_value:
                 stats[N_PRUNED] += 1
@@ -668,7 +671,7 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
             for i in range(n_node):
                 n_rows += W[kept[i], N]
             scan_all_serial(hist, n_bins, is_nominal, last, code, n_total, reg_lambda, epsilon,
-                            n_rows, values)
+                            ridge, n_rows, values)
             # At the length limit only the last column may be refined
             # further (tail augmentation keeps columns in order, so the
             # node's other columns lie before it).
@@ -739,8 +742,8 @@ def _branch_and_bound(X_binned, rows, W, G, C, classes, U, n_bins, is_nominal, c
     return best_raw, _conditions(ei, best_parent, best_feature, best_op, best_bin, best_depth)
 
 
-def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, code, scale, use_bound,
-                   row_keys, pre_bound):
+def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, ridge, code, scale,
+                   use_bound, row_keys, pre_bound):
     # IN: X_binned (n, d), the root's rows all n rows in the bound's order
     #     (as _branch_and_bound's); pre (R, 5) int64 with (feature, op,
     #     bin) in its first columns; the rest as _branch_and_bound's.
@@ -761,7 +764,7 @@ def _root_children(X_binned, pre, n_bins, G, C, classes, U, epsilon, code, scale
             pre[i, 4] = _key(kept[:n_kept], row_keys)
             pre_bound[i] = np.inf
             if use_bound and n_kept > 1:
-                pre_bound[i] = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, code,
+                pre_bound[i] = _prefix_bound(G, C, classes, U, kept[:n_kept], epsilon, ridge, code,
                                              scale)
 
 

@@ -61,23 +61,25 @@ ORTHOGONAL = 3
 REDUNDANT = 1e-10
 
 
-def _orthogonal_value(g_perp_sum, c_sum, parallel_sq, epsilon):
-    """``|g_perp^T q| / (||q_perp|| + epsilon)`` (eq. 14) from sums."""
+def _orthogonal_value(g_perp_sum, c_sum, parallel_sq, epsilon, ridge):
+    """``|g_perp^T q| / (sqrt(||q_perp||^2 + ridge) + epsilon)`` from sums:
+    eq. 14 for ``ridge = 0`` (the same bits: ``x + 0.0`` is ``x``), the
+    regularised step's objective otherwise (``rulebook.orthogonal.ridge_term``)."""
     if c_sum <= 0.0:
         return 0.0
     perp_sq = c_sum - parallel_sq
     if perp_sq <= REDUNDANT * c_sum:
         return 0.0
-    return abs(g_perp_sum) / (np.sqrt(perp_sq) + epsilon)
+    return abs(g_perp_sum) / (np.sqrt(perp_sq + ridge) + epsilon)
 
 
-def _value(code, sums, n_total, reg_lambda, epsilon):
+def _value(code, sums, n_total, reg_lambda, epsilon, ridge):
     """Objective of an extent with channel sums ``sums`` (length 4 + K)."""
     if code == ORTHOGONAL:
         parallel_sq = 0.0
         for k in range(FIRST_BASIS_CHANNEL, sums.shape[0]):
             parallel_sq += sums[k] * sums[k]
-        return _orthogonal_value(sums[G], sums[C], parallel_sq, epsilon)
+        return _orthogonal_value(sums[G], sums[C], parallel_sq, epsilon, ridge)
     return _objective(code, sums[G], sums[H], sums[C], n_total, reg_lambda)
 
 
@@ -125,11 +127,11 @@ def _build_all_channel_histograms(X_binned, W, hist):
                     hist[j, b, k] += W[r, k]
 
 
-def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilon, max_count,
-              out):
+def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilon, ridge,
+              max_count, out):
     # IN: hist (d, B, K'); n_bins (d,) int64; is_nominal (d,) bool; first
     #     int: features before it are skipped (as in _build_channel_histograms); code int;
-    #     n_total, reg_lambda, epsilon float; max_count float: a candidate
+    #     n_total, reg_lambda, epsilon, ridge float; max_count float: a candidate
     #     must cover at least one and fewer than max_count rows.
     # OUT: out (d, 2 * B) float64: out[j, p] is the objective of feature j's
     #      p-th proposition in the enumeration order of _search_kernels
@@ -151,18 +153,18 @@ def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilo
             for k in range(nb):
                 p = 2 * k if nb > 2 else k
                 if 0.0 < hist[j, k, N] < max_count:
-                    out[j, p] = _value(code, hist[j, k, :], n_total, reg_lambda, epsilon)
+                    out[j, p] = _value(code, hist[j, k, :], n_total, reg_lambda, epsilon, ridge)
                 if nb > 2:
                     for c in range(n_channels):
                         acc[c] = total[c] - hist[j, k, c]
                     if 0.0 < acc[N] < max_count:
-                        out[j, p + 1] = _value(code, acc, n_total, reg_lambda, epsilon)
+                        out[j, p + 1] = _value(code, acc, n_total, reg_lambda, epsilon, ridge)
         else:
             for k in range(nb - 1):
                 for c in range(n_channels):
                     acc[c] += hist[j, k, c]
                 if 0.0 < acc[N] < max_count:
-                    out[j, k] = _value(code, acc, n_total, reg_lambda, epsilon)
+                    out[j, k] = _value(code, acc, n_total, reg_lambda, epsilon, ridge)
             for c in range(n_channels):
                 acc[c] = 0.0
             for k in range(nb - 1, 0, -1):
@@ -170,14 +172,14 @@ def _scan_all(hist, n_bins, is_nominal, first, code, n_total, reg_lambda, epsilo
                     acc[c] += hist[j, k, c]
                 if 0.0 < acc[N] < max_count:
                     out[j, (nb - 1) + (nb - 1 - k)] = _value(code, acc, n_total, reg_lambda,
-                                                             epsilon)
+                                                             epsilon, ridge)
 
 
-def _output_value(sums, m, single_head, epsilon):
+def _output_value(sums, m, single_head, epsilon, ridge):
     """The orthogonal objective of a head of ``m`` outputs from channel sums
     ``[G_1 .. G_m, C, N, U_1 .. U_K]`` (:mod:`rulebook.orthogonal_outputs`):
     the norm (complete head) or the largest (single-output head) of the
-    outputs' ``|G_k| / (||q_perp|| + epsilon)``."""
+    outputs' ``|G_k| / (sqrt(||q_perp||^2 + ridge) + epsilon)``."""
     parallel_sq = 0.0
     for k in range(m + 2, sums.shape[0]):
         parallel_sq += sums[k] * sums[k]
@@ -195,10 +197,11 @@ def _output_value(sums, m, single_head, epsilon):
             top += sums[k] * sums[k]
     if not single_head:
         top = np.sqrt(top)
-    return top / (np.sqrt(perp_sq) + epsilon)
+    return top / (np.sqrt(perp_sq + ridge) + epsilon)
 
 
-def _scan_outputs(hist, n_bins, is_nominal, first, m, single_head, epsilon, max_count, out):
+def _scan_outputs(hist, n_bins, is_nominal, first, m, single_head, epsilon, ridge, max_count,
+                  out):
     # _scan_all for the objective of m outputs: hist (d, B, m + 2 + K) with
     # channels [G_1 .. G_m, C, N, U_1 .. U_K]; first: features before it
     # are skipped; out (d, 2 * B) as there (the same enumeration of
@@ -219,18 +222,18 @@ def _scan_outputs(hist, n_bins, is_nominal, first, m, single_head, epsilon, max_
             for k in range(nb):
                 p = 2 * k if nb > 2 else k
                 if 0.0 < hist[j, k, count] < max_count:
-                    out[j, p] = _output_value(hist[j, k, :], m, single_head, epsilon)
+                    out[j, p] = _output_value(hist[j, k, :], m, single_head, epsilon, ridge)
                 if nb > 2:
                     for c in range(n_channels):
                         acc[c] = total[c] - hist[j, k, c]
                     if 0.0 < acc[count] < max_count:
-                        out[j, p + 1] = _output_value(acc, m, single_head, epsilon)
+                        out[j, p + 1] = _output_value(acc, m, single_head, epsilon, ridge)
         else:
             for k in range(nb - 1):
                 for c in range(n_channels):
                     acc[c] += hist[j, k, c]
                 if 0.0 < acc[count] < max_count:
-                    out[j, k] = _output_value(acc, m, single_head, epsilon)
+                    out[j, k] = _output_value(acc, m, single_head, epsilon, ridge)
             for c in range(n_channels):
                 acc[c] = 0.0
             for k in range(nb - 1, 0, -1):
@@ -238,12 +241,12 @@ def _scan_outputs(hist, n_bins, is_nominal, first, m, single_head, epsilon, max_
                     acc[c] += hist[j, k, c]
                 if 0.0 < acc[count] < max_count:
                     out[j, (nb - 1) + (nb - 1 - k)] = _output_value(acc, m, single_head,
-                                                                    epsilon)
+                                                                    epsilon, ridge)
 
 
-def _prefix_values(W, order, epsilon, out):
+def _prefix_values(W, order, epsilon, ridge, out):
     # IN: W (n, K') channels; order (m,) intp, an ordered row selection
-    #     sigma; epsilon float
+    #     sigma; epsilon, ridge float
     # OUT: out (m,) float64: out[i] = obj_ogb(e_sigma(0) + ... + e_sigma(i))
     #      (Algorithm 3; the paper's "i^2" under the root is ||q^(i)||^2,
     #      which is i for unit weights, sum of s here).
@@ -258,7 +261,7 @@ def _prefix_values(W, order, epsilon, out):
         for k in range(n_basis):
             acc[k] += W[r, FIRST_BASIS_CHANNEL + k]
             parallel_sq += acc[k] * acc[k]
-        out[i] = _orthogonal_value(g_sum, c_sum, parallel_sq, epsilon)
+        out[i] = _orthogonal_value(g_sum, c_sum, parallel_sq, epsilon, ridge)
 
 
 def _distinct_rows(bits, start, classes, first):

@@ -68,6 +68,7 @@ _FALLBACK_TOLERANCE = 1e-12
 _TIE_DIGITS = 12
 BOUNDS = ("prefix_greedy", "none")
 LENGTH_PENALTIES = ("none", "complexity")
+RIDGES = ("none", "reg_lambda")
 # Length factors tabulated for this many conditions; longer queries share
 # the last (the factor is non-increasing, so the bound stays valid).
 _MAX_TABULATED_LENGTH = 64
@@ -99,6 +100,73 @@ def length_factors(length_penalty):
     if length_penalty == "none":
         return np.ones_like(c)
     return 1.0 / np.sqrt(1.0 + c)
+
+
+def ridge_term(reg_lambda, h, c):
+    """The ridge term of the regularised orthogonal objective (our extension).
+
+    Eq. 14 scores a query by ``|g_perp^T q| / (||q_perp|| + epsilon)``,
+    whose maximiser gives, for ``epsilon -> 0``, the ideal corrective step
+    (Proposition 1): the risk reduction of adding ``q`` and re-fitting all
+    weights *without* a penalty. The corrective re-fit here is
+    ridge-regularised (``rulebook.corrective``: ``reg_lambda / 2 ||w||^2``),
+    so a query's actual reduction is smaller, by most for queries of small
+    ``||q_perp||``. To second order, with the Hessian ``diag(h)`` replaced
+    by ``kappa diag(s)``, ``kappa = sum h / sum s`` its mean per unit of
+    sample weight (exact for the squared loss, ``h = 2 s``): adding ``q``
+    with weight ``beta`` and re-fitting the selected weights (unpenalised
+    step, as in Proposition 1) changes the risk by
+
+        min_a <d, q beta + O a> + kappa/2 ||q beta + O a||^2 + reg_lambda/2 beta^2
+
+    for ``d = g / s``, inner products in ``s``. ``O a`` takes the part of
+    the step in the span of the selected queries, which does not depend on
+    ``beta``; what is left is ``beta g_perp^T q + (kappa ||q_perp||^2 +
+    reg_lambda) beta^2 / 2`` (``<d_perp, q_perp> = g_perp^T q``), whose
+    minimum is the reduction
+
+        (g_perp^T q)^2 / (2 kappa (||q_perp||^2 + reg_lambda / kappa)),
+
+    as XGBoost's ``G^2 / (H + lambda)`` is for the plain step. So the
+    query of the largest reduction maximises ``|g_perp^T q| /
+    sqrt(||q_perp||^2 + ridge)`` with ``ridge = reg_lambda / kappa``, in
+    the units of ``||q_perp||^2`` (sample weight). For ``reg_lambda -> 0``
+    it is eq. 14 at ``epsilon -> 0``; ``epsilon`` keeps its role (the
+    kernels score ``|g_perp^T q| / (sqrt(||q_perp||^2 + ridge) +
+    epsilon)``), although the ridge alone already keeps the denominator
+    from 0. The earlier weights' penalty is left out (held fixed), as
+    for the step of one rule.
+
+    Parameters
+    ----------
+    reg_lambda : float >= 0
+    h : ndarray of shape (m,) or (m, K), float64
+        The weighted Hessian of the rows searched (``K`` outputs: ``kappa``
+        is their mean, one ridge for the rule's shared query).
+    c : ndarray of shape (m,), float64
+        Their sample weights.
+
+    Returns
+    -------
+    float
+        ``reg_lambda / kappa``; 0 when ``reg_lambda`` is 0 or the rows
+        carry no weight or Hessian (then the quadratic model has no
+        curvature to compare the penalty with; eq. 14 is scored).
+
+    References
+    ----------
+    .. [1] Yang, F., Le Bodic, P., Kamp, M., Boley, M. (2024). Orthogonal
+       gradient boosting for simpler additive rule ensembles. AISTATS.
+       Section 3.2 (Proposition 1, eq. 13-14).
+    .. [2] Chen, T., Guestrin, C. (2016). XGBoost: A scalable tree boosting
+       system. KDD. Eq. 6 (the regularised gain ``G^2 / (H + lambda)``).
+    """
+    h = np.asarray(h, dtype=np.float64)
+    n_outputs = 1 if h.ndim == 1 else h.shape[1]
+    h_sum, c_sum = float(h.sum()), float(np.sum(c)) * n_outputs
+    if not (reg_lambda > 0 and h_sum > 0 and c_sum > 0 and np.isfinite(h_sum)):
+        return 0.0
+    return float(reg_lambda) * c_sum / h_sum
 
 
 class OrthogonalBasis:
@@ -174,6 +242,9 @@ class ChannelProblem:
     code : int
         Objective code: 0-2 as in :mod:`rulebook.objectives`, 3 orthogonal.
     epsilon : float
+    ridge : float
+        The ridge term of the orthogonal objective (:func:`ridge_term`);
+        0: eq. 14.
     """
 
     base: object
@@ -184,6 +255,7 @@ class ChannelProblem:
     # may drop W once its atoms are built (at 10^6 rows, 100 MB less while
     # the search runs).
     transient: bool = False
+    ridge: float = 0.0
 
     @classmethod
     def standard(cls, problem):
@@ -192,8 +264,9 @@ class ChannelProblem:
         return cls(problem, np.ascontiguousarray(W), int(problem.objective))
 
     @classmethod
-    def orthogonal(cls, problem, basis, epsilon):
-        """Channels for ``obj_ogb`` (eq. 14) given the current basis."""
+    def orthogonal(cls, problem, basis, epsilon, ridge=0.0):
+        """Channels for ``obj_ogb`` (eq. 14; with ``ridge > 0`` its
+        regularised form, :func:`ridge_term`) given the current basis."""
         c = problem.c
         # Written in place: column_stack of the parts took three times the
         # channels' memory at once (hundreds of MB at 10^6 rows).
@@ -203,7 +276,7 @@ class ChannelProblem:
         W[:, kernels.C] = c
         W[:, kernels.N] = 1.0
         np.multiply(c[:, None], basis.O, out=W[:, kernels.FIRST_BASIS_CHANNEL:])
-        return cls(problem, W, kernels.ORTHOGONAL, float(epsilon))
+        return cls(problem, W, kernels.ORTHOGONAL, float(epsilon), ridge=float(ridge))
 
     @cached_property
     def _scale(self):
@@ -220,7 +293,7 @@ class ChannelProblem:
         W = self.W if _every_row(rows, len(self.W)) else self.W[rows]
         return float(self._snap(kernels._value(self.code, W.sum(axis=0),
                                                self.base.n_total, float(self.base.reg_lambda),
-                                               self.epsilon)))
+                                               self.epsilon, self.ridge)))
 
     def histograms(self, rows):
         """Channel histograms, shape (n_features, max(n_bins) + 1, 4 + K)."""
@@ -250,7 +323,7 @@ class ChannelProblem:
         parallel = d * width * hist.shape[2] >= PARALLEL_MIN_WORK
         scan = kernels.scan_all_parallel if parallel else kernels.scan_all_serial
         scan(hist, self.base.n_bins, self.base.is_nominal, 0, self.code, self.base.n_total,
-             float(self.base.reg_lambda), self.epsilon, float(n_rows), out)
+             float(self.base.reg_lambda), self.epsilon, self.ridge, float(n_rows), out)
         return self._snap(out)
 
     def condition(self, j, p):
@@ -270,9 +343,9 @@ class ChannelProblem:
         if len(sigma) == 0:
             return 0.0
         out = np.empty(len(sigma))
-        kernels.prefix_values(self.W, sigma, self.epsilon, out)
+        kernels.prefix_values(self.W, sigma, self.epsilon, self.ridge, out)
         best = out.max()
-        kernels.prefix_values(self.W, sigma[::-1].copy(), self.epsilon, out)
+        kernels.prefix_values(self.W, sigma[::-1].copy(), self.epsilon, self.ridge, out)
         return float(self._snap(max(best, out.max())))
 
 
@@ -490,7 +563,7 @@ def branch_and_bound(problem, bound="prefix_greedy", max_nodes=None, memory_limi
     value, conditions = bnb_kernels.branch_and_bound(
         X_atoms, np.arange(len(W_atoms)), W_atoms, *channels, base.n_bins,
         base.is_nominal, problem.code, base.n_total, float(base.reg_lambda), problem.epsilon,
-        problem._scale, root_value, bound != "none", _as_int(_depth_limit(problem)),
+        problem.ridge, problem._scale, root_value, bound != "none", _as_int(_depth_limit(problem)),
         _as_int(max_nodes), row_keys, stats, _as_int(max_bytes),
         *_root_children(problem, X_atoms, W_atoms, channels, row_keys, bound != "none",
                         max_nodes),
@@ -585,7 +658,7 @@ def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max
     values = np.empty((X_atoms.shape[1], 2 * width))
     kernels.scan_all_parallel(root_hist, base.n_bins, base.is_nominal, 0, problem.code,
                               base.n_total, float(base.reg_lambda), problem.epsilon,
-                              float(W_atoms[:, kernels.N].sum()), values)
+                              problem.ridge, float(W_atoms[:, kernels.N].sum()), values)
     # The search's order of the root's refinements (its _refinement_order):
     # best snapped value first, ties in the scan's order.
     flat = values.ravel()
@@ -598,7 +671,8 @@ def _root_children(problem, X_atoms, W_atoms, channels, row_keys, use_bound, max
         pre[i, :3] = problem.condition(j, position)
     pre_bound = np.empty(len(order))
     bnb_kernels.root_children(X_atoms, pre, base.n_bins, *channels, problem.epsilon,
-                              problem.code, problem._scale, use_bound, row_keys, pre_bound)
+                              problem.ridge, problem.code, problem._scale, use_bound, row_keys,
+                              pre_bound)
     return root_hist, pre, pre_bound
 
 
@@ -797,6 +871,17 @@ class OrthogonalLearner:
         as fast or faster (wine 0.47 -> 0.04 s). At the estimators'
         ``max_rule_length="auto"`` the same picture (5 lower, 1 higher:
         suicide_rates by 0.001).
+    ridge : {"none", "reg_lambda"}, default="none"
+        ``"reg_lambda"``: score queries by ``|g_perp^T q| /
+        (sqrt(||q_perp||^2 + ridge) + epsilon)`` with ``ridge =
+        reg_lambda / kappa`` (``kappa``: the mean Hessian per unit of
+        sample weight, 2 for the squared loss), the risk reduction of the
+        *regularised* corrective step, which the ridge-penalised re-fit
+        actually takes, rather than of the ideal one (Proposition 1); it
+        penalises queries of small ``||q_perp||`` (few rows, or nearly in
+        the span of the rules so far) as the re-fit will (derivation:
+        :func:`ridge_term`; our extension, not the paper's). ``"none"``:
+        eq. 14 (the paper's objective).
 
     Raises
     ------
@@ -846,6 +931,7 @@ class OrthogonalLearner:
     max_nodes: int = 300
     memory_limit: float | None = 1024
     length_penalty: str = "complexity"
+    ridge: str = "none"
 
     name = "orthogonal"
     objective = "orthogonal"
@@ -860,6 +946,9 @@ class OrthogonalLearner:
         if self.length_penalty not in LENGTH_PENALTIES:
             raise ValueError(f"length_penalty={self.length_penalty!r} is not supported; valid "
                              f"length penalties are {list(LENGTH_PENALTIES)}.")
+        if self.ridge not in RIDGES:
+            raise ValueError(f"ridge={self.ridge!r} is not supported; valid ridges are "
+                             f"{list(RIDGES)}.")
         if self.bound not in BOUNDS:
             raise ValueError(f"bound={self.bound!r} is not supported; valid bounds are "
                              f"{list(BOUNDS)}.")
@@ -889,6 +978,15 @@ class OrthogonalLearner:
         return branch_and_bound(problem, self.bound, self.max_nodes, self.memory_limit,
                                 atom_index, factor)
 
+    def ridge_of(self, problem):
+        """The ridge term of ``problem``'s objective (:func:`ridge_term`;
+        0 with ``ridge="none"``)."""
+        if self.ridge == "none":
+            return 0.0
+        rows = problem.rows
+        return ridge_term(float(problem.reg_lambda), np.asarray(problem.h)[rows],
+                          np.asarray(problem.c)[rows])
+
     def search(self, problem):
         """Search a plain :class:`~rulebook.search.SearchProblem`; the query
         comes shortened (:func:`rulebook.shortening.shortened`).
@@ -898,7 +996,7 @@ class OrthogonalLearner:
         """
         basis = OrthogonalBasis(problem.c, 0)
         return shortened(problem, self.search_channels(
-            ChannelProblem.orthogonal(problem, basis, self.epsilon)))
+            ChannelProblem.orthogonal(problem, basis, self.epsilon, self.ridge_of(problem))))
 
     def start_rounds(self, sample_weight, n_rules, base_columns=None):
         """The learner's searches over one fit (:class:`OrthogonalRounds`)."""
@@ -946,7 +1044,8 @@ class OrthogonalRounds(LearnerRounds):
         learner = self.learner
         if isinstance(problem, MultiOutputProblem):
             return self._search_outputs(problem)
-        channels = ChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
+        channels = ChannelProblem.orthogonal(problem, self.basis, learner.epsilon,
+                                             learner.ridge_of(problem))
         channels.transient = True
         if learner.strategy == "branch_and_bound" and (
                 self._atom_index is None or not self._atom_index.fits(channels)):
@@ -967,7 +1066,8 @@ class OrthogonalRounds(LearnerRounds):
         several outputs (the gradient-boosting objective of one output is
         not defined for them)."""
         learner = self.learner
-        channels = OutputChannelProblem.orthogonal(problem, self.basis, learner.epsilon)
+        channels = OutputChannelProblem.orthogonal(problem, self.basis, learner.epsilon,
+                                                   learner.ridge_of(problem))
         channels.transient = True
         if learner.strategy == "branch_and_bound":
             factor = (None if learner.length_penalty == "none"

@@ -75,6 +75,10 @@ class OutputChannelProblem:
         Score for single-output heads (the largest output's objective)
         instead of complete heads (the norm of the outputs' objectives).
     epsilon : float
+    ridge : float
+        The ridge term (:func:`rulebook.orthogonal.ridge_term`): every
+        output's ``|G_k| / (sqrt(||q_perp||^2 + ridge) + epsilon)``; 0: as
+        eq. 14.
     """
 
     base: object
@@ -83,9 +87,10 @@ class OutputChannelProblem:
     single_head: bool = False
     epsilon: float = 0.0
     transient: bool = False
+    ridge: float = 0.0
 
     @classmethod
-    def orthogonal(cls, problem, basis, epsilon):
+    def orthogonal(cls, problem, basis, epsilon, ridge=0.0):
         """Channels of ``problem`` (several outputs) given the current basis.
 
         Parameters
@@ -94,6 +99,7 @@ class OutputChannelProblem:
             ``g`` of shape (n, m): the weighted gradients of the outputs.
         basis : rulebook.orthogonal.OrthogonalBasis
         epsilon : float
+        ridge : float, default=0.0
         """
         g = np.asarray(problem.g)
         m, c = g.shape[1], problem.c
@@ -103,7 +109,8 @@ class OutputChannelProblem:
         W[:, m] = c
         W[:, m + 1] = 1.0
         np.multiply(c[:, None], basis.O, out=W[:, m + 2:])
-        return cls(problem, W, m, bool(getattr(problem, "single_head", False)), float(epsilon))
+        return cls(problem, W, m, bool(getattr(problem, "single_head", False)), float(epsilon),
+                   ridge=float(ridge))
 
     @cached_property
     def _scale(self):
@@ -124,7 +131,8 @@ class OutputChannelProblem:
     def value(self, rows):
         """Objective value of the extent ``rows``."""
         return float(self._snap(kernels._output_value(self.W[rows].sum(axis=0), self.n_outputs,
-                                                      self.single_head, self.epsilon)))
+                                                      self.single_head, self.epsilon,
+                                                      self.ridge)))
 
     def histograms(self, rows, first=0, out=None):
         """Channel histograms, shape (n_features, max(n_bins) + 1, m + 2 + K).
@@ -164,7 +172,7 @@ class OutputChannelProblem:
         parallel = (d - first) * width * channels >= PARALLEL_MIN_WORK
         scan = kernels.scan_outputs_parallel if parallel else kernels.scan_outputs_serial
         scan(hist, self.base.n_bins, self.base.is_nominal, first, self.n_outputs,
-             self.single_head, self.epsilon, float(n_rows), out)
+             self.single_head, self.epsilon, self.ridge, float(n_rows), out)
         return self._snap(out)
 
     def condition(self, j, p):
@@ -401,8 +409,9 @@ class _PrefixBound:
             sigma = order[mask[order]]
             self.single[:, kernels.G] = problem.W[:, k]
             out = np.empty(len(sigma))
-            kernels.prefix_values(self.single, sigma, problem.epsilon, out)
+            kernels.prefix_values(self.single, sigma, problem.epsilon, problem.ridge, out)
             best = out.max(initial=0.0)
-            kernels.prefix_values(self.single, sigma[::-1].copy(), problem.epsilon, out)
+            kernels.prefix_values(self.single, sigma[::-1].copy(), problem.epsilon,
+                                  problem.ridge, out)
             per_output[k] = max(best, out.max(initial=0.0))
         return float(problem._snap(problem._combine(per_output)))

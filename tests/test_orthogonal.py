@@ -144,7 +144,7 @@ def test_prefix_values_equal_direct_projection(n, t, seed, epsilon, weighted):
     W = np.column_stack([basis.project(g), np.zeros(n), s, np.ones(n), s[:, None] * basis.O])
     order = rng.permutation(n)[:rng.integers(1, n + 1)]
     out = np.empty(len(order))
-    kernels.prefix_values(np.ascontiguousarray(W), order, epsilon, out)
+    kernels.prefix_values(np.ascontiguousarray(W), order, epsilon, 0.0, out)
     expected = naive.prefix_objectives(g, s, np.column_stack(Q), order, epsilon)
     np.testing.assert_allclose(out, expected, rtol=1e-7, atol=1e-7)
 
@@ -162,8 +162,8 @@ def test_serial_and_parallel_kernels_agree():
     n_bins, nominal = np.full(d, 20, np.int64), np.array([False, True] * 3)
     a[:, :, 3] = np.abs(a[:, :, 3])
     out_a, out_b = np.empty((d, 42)), np.empty((d, 42))
-    kernels.scan_all_serial(a, n_bins, nominal, 0, 3, 1.0, 0.0, 1e-3, float(n), out_a)
-    kernels.scan_all_parallel(a, n_bins, nominal, 0, 3, 1.0, 0.0, 1e-3, float(n), out_b)
+    kernels.scan_all_serial(a, n_bins, nominal, 0, 3, 1.0, 0.0, 1e-3, 0.5, float(n), out_a)
+    kernels.scan_all_parallel(a, n_bins, nominal, 0, 3, 1.0, 0.0, 1e-3, 0.5, float(n), out_b)
     np.testing.assert_array_equal(out_a, out_b)
 
 
@@ -184,9 +184,9 @@ def test_kernels_from_a_first_feature_equal_them_on_the_sliced_arrays(first):
     np.testing.assert_array_equal(got, sliced)
     n_bins, nominal = np.full(d, 20, np.int64), np.array([False, True] * 3)
     out, out_sliced = np.full((d, 42), 7.5), np.full((d, 42), 7.5)
-    kernels.scan_all_serial(got, n_bins, nominal, first, 3, 1.0, 0.0, 1e-3, 300.0, out)
+    kernels.scan_all_serial(got, n_bins, nominal, first, 3, 1.0, 0.0, 1e-3, 0.0, 300.0, out)
     kernels.scan_all_serial(np.ascontiguousarray(got[first:]), n_bins[first:], nominal[first:], 0, 3,
-                            1.0, 0.0, 1e-3, 300.0, out_sliced[first:])
+                            1.0, 0.0, 1e-3, 0.0, 300.0, out_sliced[first:])
     np.testing.assert_array_equal(out, out_sliced)
 
 

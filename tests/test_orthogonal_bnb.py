@@ -174,8 +174,8 @@ def test_prefix_bound_equals_channel_problem_bound(problem, seed, t):
     W = np.ascontiguousarray(channels.W[order])
     subset = np.flatnonzero(np.random.default_rng(seed).random(len(order)) < 0.6)
     expected = channels.prefix_bound(order[subset], order)
-    got = bnb._prefix_bound(*_bound_channels(W), subset.astype(np.intp), 1e-3, channels.code,
-                            channels._scale)
+    got = bnb._prefix_bound(*_bound_channels(W), subset.astype(np.intp), 1e-3, 0.0,
+                            channels.code, channels._scale)
     assert got == expected
 
 
