@@ -204,7 +204,7 @@ def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH, options=None):
     options : dict or None
         Further fields of the learner to set (e.g. ``{"max_nodes": 500}``);
         the learner's defaults otherwise, but ``length_penalty="none"``
-        (the paper's objective).
+        and ``ridge="none"`` (the paper's objective, eq. 14).
     """
     try:
         learner = get_learner("orthogonal")
@@ -220,6 +220,9 @@ def orthogonal_learner(time_limit, strategy=ORTHOGONAL_SEARCH, options=None):
         # The paper's objective (Yang et al. 2024, eq. 14), not the
         # package's default, which divides by the rule's complexity.
         updates["length_penalty"] = "none"
+    if "ridge" in fields:
+        # Nor the regularised step's denominator (the default since session 23).
+        updates["ridge"] = "none"
     updates.update(options or {})
     return dataclasses.replace(learner, **updates) if updates else learner
 

@@ -480,8 +480,8 @@ def test_gradient_in_the_span_falls_back_instead_of_stopping():
     """With reg_lambda > 0 the re-fitted logistic gradient of this split lies
     in the span of the first 8 rules found by beam search (every obj_ogb is
     0); boosting goes on with obj_gb for such rounds instead of stopping.
-    (The beam without a length penalty is pinned: other searches choose
-    other rules here.)"""
+    (The beam without a length penalty or ridge is pinned: other searches
+    choose other rules here.)"""
     from pathlib import Path
 
     from sklearn.model_selection import StratifiedShuffleSplit
@@ -494,8 +494,8 @@ def test_gradient_in_the_span_falls_back_instead_of_stopping():
     train, _ = next(StratifiedShuffleSplit(1, test_size=0.2, random_state=0).split(X, y))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no "boosting stopped" warning
-        model = RuleBoostingClassifier(n_rules=10, learner=OrthogonalLearner(strategy="beam",
-                                                                 length_penalty="none"),
+        model = RuleBoostingClassifier(n_rules=10, learner=OrthogonalLearner(
+            strategy="beam", length_penalty="none", ridge="none"),
                                        max_rule_length=None, verbose=0).fit(
             X.iloc[train], y[train])
     history = model.history_

@@ -13,6 +13,9 @@ mutated reference must fail the brute-force comparison (the tests' power).
 """
 
 import itertools
+import json
+import sys
+from pathlib import Path
 
 import naive
 import numpy as np
@@ -24,7 +27,12 @@ from hypothesis import strategies as st
 from test_orthogonal import _brute_force, _random_basis
 from test_orthogonal_length import _brute_force_score, _columns
 
-from rulebook import OrthogonalLearner, RuleBoostingClassifier, RuleBoostingRegressor
+from rulebook import (
+    OrthogonalLearner,
+    RuleBoostingClassifier,
+    RuleBoostingRegressor,
+    load_model,
+)
 from rulebook import _orthogonal_kernels as kernels
 from rulebook.datasets import load_titanic, load_used_cars
 from rulebook.orthogonal import (
@@ -293,11 +301,33 @@ def test_squared_loss_objective_is_the_regularised_steps_risk_reduction(seed, t,
 
 
 # -- the learner ----------------------------------------------------------------
-def test_ridge_option_is_validated_and_defaults_to_the_papers_objective():
-    assert OrthogonalLearner().ridge == "none"
+def test_ridge_option_is_validated_and_defaults_to_the_regularised_step():
+    assert OrthogonalLearner().ridge == "reg_lambda"  # since session 23
     assert set(RIDGES) == {"none", "reg_lambda"}
     with pytest.raises(ValueError, match="ridge='ridge'"):
         OrthogonalLearner(ridge="ridge")
+
+
+def test_files_written_before_the_ridge_load_with_eq_14():
+    """A model file without the option (sessions before 23) loads with
+    ``ridge="none"``, what its learner did; a file that names it keeps it."""
+    X, y = load_titanic()
+    model = RuleBoostingClassifier(n_rules=2, verbose=0, max_bins=16,
+                                   learner=OrthogonalLearner(strategy="greedy")).fit(X, y)
+    data = json.loads(model.to_json())
+    assert data["params"]["learner"]["options"].pop("ridge") == "reg_lambda"
+    assert load_model(json.dumps(data)).learner.ridge == "none"
+    assert load_model(model.to_json()).learner.ridge == "reg_lambda"
+
+
+def test_the_papers_tables_keep_the_papers_objective():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import reproduce_tables
+
+    learner = reproduce_tables.orthogonal_learner(None, None, {})
+    assert (learner.ridge, learner.length_penalty) == ("none", "none")
+    assert reproduce_tables.orthogonal_learner(None, None, {"ridge": "reg_lambda"}).ridge \
+        == "reg_lambda"
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "beam", "branch_and_bound"])
