@@ -97,13 +97,13 @@ def _root_counts(problem):
     if hist is None:
         return np.zeros((0, 0), np.int64)
     last = _LAST_ROOT_COUNTS.get("entry")
-    if last is not None and last[0]() is hist and last[1] is problem.rows:
+    if last is not None and last[0]() is hist and last[1]() is problem.rows:
         return last[2]
     # The count is the last channel, of multi-output histograms too.
     counts = hist[:, :, -1].astype(np.int64)  # writeable: numba types read-only arrays apart
-    # A weak reference: the entry keeps neither the histograms alive nor
-    # (once they are gone) their identity.
-    _LAST_ROOT_COUNTS["entry"] = (weakref.ref(hist), problem.rows, counts)
+    # Weak references: the entry keeps neither the histograms nor the rows
+    # alive (a million rows: 8 MB), nor, once they are gone, their identity.
+    _LAST_ROOT_COUNTS["entry"] = (weakref.ref(hist), weakref.ref(problem.rows), counts)
     return counts
 
 
