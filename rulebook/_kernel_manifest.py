@@ -43,18 +43,33 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
               'False, aligned=True))',)),
             ('rulebook._search_kernels:_satisfying',
-             0.03,
+             0.05,
              (),
              ('(int64, int64, int64, int64, int64, int64)',)),
+            ('rulebook._search_kernels:_implied_candidates',
+             0.39,
+             ('rulebook._search_kernels:_satisfying',),
+             ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
+              "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', True, "
+              "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
+              "False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, Array(int64, "
+              "1, 'C', False, aligned=True))",)),
             ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
             ('rulebook._search_kernels:_outside_rows',
-             0.14,
+             0.25,
              ('rulebook._search_kernels:_satisfies',),
              ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
               "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
               "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
               "True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
               "'C', False, aligned=True), int64)",)),
+            ('rulebook._search_kernels:_fewest_outside',
+             0.08,
+             ('rulebook._search_kernels:_satisfying',),
+             ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
+              "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
+              "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
+              "True, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64)",)),
             ('rulebook._search_kernels:filter_rows',
              0.1,
              ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
@@ -62,10 +77,11 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
               'aligned=True))',)),
             ('rulebook._search_kernels:greedy_cover',
-             0.97,
-             ('rulebook._search_kernels:_outside_rows',
+             0.84,
+             ('rulebook._search_kernels:_fewest_outside',
+              'rulebook._search_kernels:_implied_candidates',
+              'rulebook._search_kernels:_outside_rows',
               'rulebook._search_kernels:_prefix_counts',
-              'rulebook._search_kernels:_satisfying',
               'rulebook._search_kernels:filter_rows'),
              ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
@@ -83,31 +99,31 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
  'optimal': (('rulebook.objectives:_objective',
-              0.05,
+              0.06,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.13,
+              0.15,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.22,
+              0.24,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.29,
+              0.28,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              0.52,
+              0.51,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
@@ -120,7 +136,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(uint16, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.12,
+              0.11,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
@@ -149,17 +165,17 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.11,
+              0.1,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.11,
+              0.09,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.29,
+              0.27,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
@@ -170,23 +186,23 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.38,
+              0.36,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_node_sums',
-              0.32,
+              0.28,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.04,
+              0.03,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.12,
+              0.1,
               ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
@@ -198,18 +214,18 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.07,
+              0.06,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_split',
-              0.2,
+              0.17,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              0.74,
+              0.68,
               ('rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
@@ -225,35 +241,51 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
                "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.1,
+              0.09,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:_prefix_counts',
-              0.06,
+              0.05,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
                'False, aligned=True))',)),
              ('rulebook._search_kernels:_satisfying',
-              0.04,
+              0.05,
               (),
               ('(int64, int64, int64, int64, int64, int64)',)),
-             ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_implied_candidates',
+              0.25,
+              ('rulebook._search_kernels:_satisfying',),
+              ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
+               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
+               "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+               "'C', False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, "
+               "Array(int64, 1, 'C', False, aligned=True))",)),
+             ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:_outside_rows',
-              0.16,
+              0.13,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', False, aligned=True), int64)",)),
+             ('rulebook._search_kernels:_fewest_outside',
+              0.08,
+              ('rulebook._search_kernels:_satisfying',),
+              ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
+               "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
+               "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+               "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:greedy_cover',
-              1.13,
-              ('rulebook._search_kernels:_outside_rows',
+              1.05,
+              ('rulebook._search_kernels:_fewest_outside',
+               'rulebook._search_kernels:_implied_candidates',
+               'rulebook._search_kernels:_outside_rows',
                'rulebook._search_kernels:_prefix_counts',
-               'rulebook._search_kernels:_satisfying',
                'rulebook._search_kernels:filter_rows'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
@@ -263,7 +295,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:redundant',
-              0.34,
+              0.18,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -275,33 +307,33 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(float64, float64, float64, float64, float64)',)),
                 ('rulebook.objectives:_objective',
-                 0.06,
+                 0.05,
                  (),
                  ('(int64, float64, float64, float64, float64, float64)',)),
                 ('rulebook._orthogonal_kernels:_value',
-                 0.1,
+                 0.09,
                  ('rulebook._orthogonal_kernels:_orthogonal_value',
                   'rulebook.objectives:_objective'),
                  ("(int64, Array(float64, 1, 'C', False, aligned=True), float64, float64, float64, "
                   'float64)',)),
                 ('rulebook._orthogonal_kernels:take_rows',
-                 0.33,
+                 0.28,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(uint16, 2, 'F', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:take_channel_rows',
-                 0.45,
+                 0.43,
                  (),
                  ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:distinct_rows',
-                 0.35,
+                 0.34,
                  (),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int32, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.1, (), ('(int64,)',)),
+                ('rulebook._orthogonal_bnb_kernels:_empty_table', 0.09, (), ('(int64,)',)),
                 ('rulebook._orthogonal_bnb_kernels:_key',
-                 0.05,
+                 0.04,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
@@ -311,7 +343,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(int64, 2, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_grown', 0.06, (), ('(int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_table',
-                 0.14,
+                 0.13,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_rehash',
@@ -320,14 +352,14 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True),)",)),
                 ('rulebook._orthogonal_bnb_kernels:_dominated',
-                 0.2,
+                 0.21,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_rehash',
                   'rulebook._orthogonal_bnb_kernels:_slot'),
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                   'aligned=True), int64, int64, int64, int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_copy',
-                 0.19,
+                 0.2,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True), int64)',
@@ -338,7 +370,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ('(float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_prefix_bound',
-                 0.27,
+                 0.26,
                  ('rulebook._orthogonal_bnb_kernels:_snap',
                   'rulebook._orthogonal_kernels:_orthogonal_value'),
                  ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
@@ -346,18 +378,18 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64, "
                   'float64, int64, float64)',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow',
-                 0.21,
+                 0.2,
                  ('rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_grown'),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",
                   "(Array(int64, 1, 'C', False, aligned=True), int64, int64)")),
                 ('rulebook._orthogonal_bnb_kernels:_store_rows',
-                 0.04,
+                 0.05,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_less',
-                 0.08,
+                 0.07,
                  (),
                  ("(Array(float64, 1, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_heap_swap',
@@ -395,7 +427,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_materialise_bits',
-                 0.16,
+                 0.17,
                  ('rulebook._orthogonal_bnb_kernels:_grow_table',
                   'rulebook._orthogonal_bnb_kernels:_store_rows',
                   'rulebook._search_kernels:filter_rows'),
@@ -409,12 +441,12 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  (),
                  ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_load_rows',
-                 0.05,
+                 0.06,
                  ('rulebook._orthogonal_bnb_kernels:_emit_rows',),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_grow_hists',
-                 0.13,
+                 0.14,
                  ('rulebook._orthogonal_bnb_kernels:_grown',),
                  ("(Array(float64, 4, 'C', False, aligned=True), int64, int64)",)),
                 ('rulebook._orthogonal_bnb_kernels:_load_difference',
@@ -423,30 +455,30 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_copy_hist',
-                 0.06,
+                 0.07,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_kernels:build_channel_histograms_serial',
-                 0.29,
+                 0.32,
                  (),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(float64, 2, 'C', False, aligned=True), int64, "
                   "Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_bnb_kernels:_subtract',
-                 0.08,
+                 0.09,
                  (),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 3, 'C', False, "
                   "aligned=True), int64, Array(float64, 3, 'C', False, aligned=True))",)),
                 ('rulebook._orthogonal_kernels:scan_all_serial',
-                 0.42,
+                 0.44,
                  ('rulebook._orthogonal_kernels:_value',),
                  ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), int64, int64, float64, "
                   "float64, float64, float64, float64, Array(float64, 2, 'C', False, "
                   'aligned=True))',)),
                 ('rulebook._orthogonal_bnb_kernels:_merge_sort_descending',
-                 0.33,
+                 0.32,
                  (),
                  ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                   "aligned=True), int64, Array(int64, 1, 'C', False, aligned=True), Array(float64, "
@@ -473,7 +505,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                  ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, int64, "
                   'int64)',)),
                 ('rulebook._orthogonal_bnb_kernels:branch_and_bound',
-                 3.12,
+                 3.01,
                  ('rulebook._orthogonal_bnb_kernels:_conditions',
                   'rulebook._orthogonal_bnb_kernels:_copy',
                   'rulebook._orthogonal_bnb_kernels:_copy_hist',
@@ -508,6 +540,11 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 3, 'C', False, "
                   "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, "
                   "'C', False, aligned=True), Array(float64, 1, 'C', False, aligned=True))",)),
+                ('rulebook._orthogonal_kernels:permute_channel_rows',
+                 0.45,
+                 (),
+                 ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
+                  'aligned=True))',)),
                 ('rulebook._search_kernels:_prefix_counts',
                  0.06,
                  (),
@@ -515,9 +552,17 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
                   'False, aligned=True))',)),
                 ('rulebook._search_kernels:_satisfying',
-                 0.04,
+                 0.05,
                  (),
                  ('(int64, int64, int64, int64, int64, int64)',)),
+                ('rulebook._search_kernels:_implied_candidates',
+                 0.29,
+                 ('rulebook._search_kernels:_satisfying',),
+                 ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
+                  "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
+                  "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+                  "'C', False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, "
+                  "Array(int64, 1, 'C', False, aligned=True))",)),
                 ('rulebook._search_kernels:_satisfies',
                  0.05,
                  (),
@@ -530,11 +575,19 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                   "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), "
                   "Array(int64, 1, 'C', False, aligned=True), int64)",)),
+                ('rulebook._search_kernels:_fewest_outside',
+                 0.08,
+                 ('rulebook._search_kernels:_satisfying',),
+                 ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
+                  "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
+                  "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
+                  "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64)",)),
                 ('rulebook._search_kernels:greedy_cover',
-                 1.04,
-                 ('rulebook._search_kernels:_outside_rows',
+                 0.77,
+                 ('rulebook._search_kernels:_fewest_outside',
+                  'rulebook._search_kernels:_implied_candidates',
+                  'rulebook._search_kernels:_outside_rows',
                   'rulebook._search_kernels:_prefix_counts',
-                  'rulebook._search_kernels:_satisfying',
                   'rulebook._search_kernels:filter_rows'),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', "
@@ -544,15 +597,10 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                   "aligned=True), int64, Array(int64, 2, 'C', False, aligned=True), Array(int64, "
                   "1, 'C', False, aligned=True))",)),
                 ('rulebook._search_kernels:redundant',
-                 0.19,
+                 0.18,
                  ('rulebook._search_kernels:_satisfies',),
                  ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                   "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
                   "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                   "'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, "
-                  "Array(bool, 1, 'C', False, aligned=True))",)),
-                ('rulebook._orthogonal_kernels:permute_channel_rows',
-                 0.17,
-                 (),
-                 ("(Array(float64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
-                  'aligned=True))',)))}
+                  "Array(bool, 1, 'C', False, aligned=True))",)))}
