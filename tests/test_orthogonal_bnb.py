@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rulebook import _orthogonal_bnb_kernels as bnb
 from rulebook import _orthogonal_kernels as kernels
-from rulebook import orthogonal
+from rulebook import orthogonal_search
 from rulebook.orthogonal import (
     ChannelProblem,
     OrthogonalBasis,
@@ -304,7 +304,7 @@ def test_root_children_computed_before_the_search_change_nothing(problem, seed, 
     channels = _channels(problem, seed, t, 1e-3)
     serial = branch_and_bound(channels, bound, max_nodes)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(orthogonal, "ROOT_CHILDREN_MIN_ATOMS", 0)
+        patch.setattr(orthogonal_search, "ROOT_CHILDREN_MIN_ATOMS", 0)
         parallel = branch_and_bound(channels, bound, max_nodes)
     assert (parallel.conditions, parallel.value, parallel.stats) == (
         serial.conditions, serial.value, serial.stats)
