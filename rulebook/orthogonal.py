@@ -287,7 +287,7 @@ class OrthogonalLearner:
     def search_channels(self, problem, atom_index=None):
         """Run the configured search on a :class:`ChannelProblem`
         (``atom_index``: see :func:`branch_and_bound`)."""
-        factor = None if self.length_penalty == "none" else length_factors(self.length_penalty)
+        factor = self.length_factor()
         if self.strategy == "greedy":
             return greedy_search(problem, factor)
         if self.strategy == "beam":
@@ -295,6 +295,14 @@ class OrthogonalLearner:
         prepare_kernels("orthogonal")
         return branch_and_bound(problem, self.bound, self.max_nodes, self.memory_limit,
                                 atom_index, factor)
+
+    def length_factor(self):
+        """The searches' length factors (:func:`length_factors`), one
+        output or several; None with ``length_penalty="none"`` (all ones:
+        the searches score the plain objective)."""
+        if self.length_penalty == "none":
+            return None
+        return length_factors(self.length_penalty)
 
     def ridge_of(self, problem):
         """The ridge term of ``problem``'s objective (:func:`ridge_term`;
@@ -388,10 +396,8 @@ class OrthogonalRounds(LearnerRounds):
                                                    learner.ridge_of(problem))
         channels.transient = True
         if learner.strategy == "branch_and_bound":
-            factor = (None if learner.length_penalty == "none"
-                      else length_factors(learner.length_penalty))
             result = output_branch_and_bound(channels, learner.max_nodes, learner.bound,
-                                             learner.memory_limit, factor)
+                                             learner.memory_limit, learner.length_factor())
         else:
             result = learner.search_channels(channels)
         if not result.value > _FALLBACK_TOLERANCE * np.abs(problem.g).sum():

@@ -47,10 +47,8 @@ import numpy as np
 
 from . import _orthogonal_kernels as kernels
 from ._config import PARALLEL_MIN_WORK
-
-# As rulebook.orthogonal._TIE_DIGITS: values equal up to rounding are ties,
-# broken by the kernels' order of propositions.
-_TIE_DIGITS = 12
+from .orthogonal_objective import _TIE_DIGITS  # ties as with one output
+from .orthogonal_search import _key
 
 
 @dataclass
@@ -379,10 +377,6 @@ def _refinement(problem, node, seen, best, factor):
     if score > best[0]:
         best[:] = [score, conditions, kept, value]
     return _Node(conditions, kept)
-
-
-def _key(rows):
-    return len(rows), hash(rows.tobytes())
 
 
 class _PrefixBound:
