@@ -108,6 +108,11 @@ LEARNERS = {
                                      ridge="reg_lambda")},
     "orthogonal_ridge_auto_length": {"learner": OrthogonalLearner(ridge="reg_lambda"),
                                      "max_rule_length": "auto"},
+    # Beam search (width 5) with the preset's penalties: between greedy
+    # refinement and the branch and bound (session 23; not the preset).
+    "orthogonal_beam_ridge": {"learner": OrthogonalLearner(strategy="beam")},
+    "orthogonal_beam_ridge_auto_length": {"learner": OrthogonalLearner(strategy="beam"),
+                                          "max_rule_length": "auto"},
     # The preset is branch and bound with 300 node expansions per rule;
     # this is the earlier budget, for comparison.
     "orthogonal_bnb": {"learner": OrthogonalLearner(strategy="branch_and_bound", max_nodes=2000,
