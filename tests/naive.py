@@ -226,13 +226,15 @@ def channel_histograms(X_binned, rows, W, n_bins):
     return hist
 
 
-def orthogonal_objective(g, s, Q, q, epsilon, redundant=1e-10):
+def orthogonal_objective(g, s, Q, q, epsilon, redundant=1e-10, ridge=0.0):
     """``|g_perp^T q| / (||q_perp|| + epsilon)`` by a direct projection.
 
     ``Q`` (n, t) holds the selected query vectors (intercept included) as
     columns, not a basis; projections use the weighted Gram matrix through
     ``lstsq``, independent of Gram-Schmidt. ``g`` is the weighted gradient
-    ``s * d``; inner products are ``<u, v> = sum s u v``.
+    ``s * d``; inner products are ``<u, v> = sum s u v``. With ``ridge``
+    the denominator is ``sqrt(||q_perp||^2 + ridge) + epsilon``
+    (``OrthogonalLearner(ridge="reg_lambda")``).
     """
     S = np.diag(s)
     def perp(v):
@@ -244,16 +246,16 @@ def orthogonal_objective(g, s, Q, q, epsilon, redundant=1e-10):
     perp_sq = float(q_perp @ S @ q_perp)
     if c_sum <= 0 or perp_sq <= redundant * c_sum:
         return 0.0
-    return abs(float(d_perp @ S @ q)) / (np.sqrt(perp_sq) + epsilon)
+    return abs(float(d_perp @ S @ q)) / (np.sqrt(perp_sq + ridge) + epsilon)
 
 
-def prefix_objectives(g, s, Q, order, epsilon):
+def prefix_objectives(g, s, Q, order, epsilon, ridge=0.0):
     """Objective of every prefix of ``order``, one projection each."""
     q = np.zeros(len(g))
     out = []
     for r in order:
         q[r] = 1.0
-        out.append(orthogonal_objective(g, s, Q, q, epsilon))
+        out.append(orthogonal_objective(g, s, Q, q, epsilon, ridge=ridge))
     return np.array(out)
 
 

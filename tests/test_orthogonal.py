@@ -129,9 +129,12 @@ def test_scan_all_with_standard_objectives_equals_naive(problem):
 
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 30), t=st.integers(0, 5), seed=st.integers(0, 2**16),
-       epsilon=st.sampled_from([1e-3, 0.1, 1.0]), weighted=st.booleans())
-def test_prefix_values_equal_direct_projection(n, t, seed, epsilon, weighted):
-    """Algorithm 3 (Proposition 3) against one NumPy projection per prefix."""
+       epsilon=st.sampled_from([1e-3, 0.1, 1.0]), weighted=st.booleans(),
+       ridge=st.sampled_from([0.0, 0.05, 0.5, 2.0, 30.0]))
+def test_prefix_values_equal_direct_projection(n, t, seed, epsilon, weighted, ridge):
+    """Algorithm 3 (Proposition 3) against one NumPy projection per prefix;
+    with ``ridge``, the regularised objective's (``OrthogonalLearner(ridge=
+    "reg_lambda")``)."""
     rng = np.random.default_rng(seed)
     s = rng.choice([1.0, 2.0, 0.5], size=n) if weighted else np.ones(n)
     g = rng.normal(size=n) * s
@@ -144,8 +147,8 @@ def test_prefix_values_equal_direct_projection(n, t, seed, epsilon, weighted):
     W = np.column_stack([basis.project(g), np.zeros(n), s, np.ones(n), s[:, None] * basis.O])
     order = rng.permutation(n)[:rng.integers(1, n + 1)]
     out = np.empty(len(order))
-    kernels.prefix_values(np.ascontiguousarray(W), order, epsilon, 0.0, out)
-    expected = naive.prefix_objectives(g, s, np.column_stack(Q), order, epsilon)
+    kernels.prefix_values(np.ascontiguousarray(W), order, epsilon, ridge, out)
+    expected = naive.prefix_objectives(g, s, np.column_stack(Q), order, epsilon, ridge)
     np.testing.assert_allclose(out, expected, rtol=1e-7, atol=1e-7)
 
 

@@ -52,24 +52,9 @@ RIDGE_VALUES = [0.0, 0.05, 0.5, 2.0, 30.0]
 
 
 def ridge_objective(g, s, Q, q, epsilon, ridge, redundant=kernels.REDUNDANT):
-    """``|g_perp^T q| / (sqrt(||q_perp||^2 + ridge) + epsilon)`` by direct projection.
-
-    ``Q`` (n, t): the selected query vectors (intercept included) as columns;
-    projections by weighted least squares, ``<u, v> = sum s u v``.
-    """
-    S = np.diag(s)
-
-    def perp(v):
-        coef = np.linalg.lstsq(Q.T @ S @ Q, Q.T @ S @ v, rcond=None)[0]
-        return v - Q @ coef
-
-    d = np.divide(g, s, out=np.zeros_like(g), where=s > 0)
-    q_perp, d_perp = perp(q.astype(float)), perp(d)
-    c_sum = float(s @ q)
-    perp_sq = float(q_perp @ S @ q_perp)
-    if c_sum <= 0 or perp_sq <= redundant * c_sum:
-        return 0.0
-    return abs(float(d_perp @ S @ q)) / (np.sqrt(perp_sq + ridge) + epsilon)
+    """``|g_perp^T q| / (sqrt(||q_perp||^2 + ridge) + epsilon)`` by direct
+    projection (:func:`naive.orthogonal_objective`)."""
+    return naive.orthogonal_objective(g, s, Q, q, epsilon, redundant, ridge)
 
 
 def _value_of(problem, Q, epsilon, ridge, objective=ridge_objective):
@@ -110,29 +95,6 @@ def test_every_propositions_value_is_the_reference(problem, seed, t, epsilon, ri
     np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-7, atol=1e-7)
     assert channels.value(problem.rows) == pytest.approx(
         _value_of(problem, Q, epsilon, ridge)(problem.rows), rel=1e-7, abs=1e-7)
-
-
-@settings(max_examples=200, deadline=None)
-@given(n=st.integers(1, 30), t=st.integers(0, 5), seed=st.integers(0, 2**16),
-       ridge=st.sampled_from(RIDGE_VALUES), weighted=st.booleans())
-def test_prefix_values_are_the_reference(n, t, seed, ridge, weighted):
-    rng = np.random.default_rng(seed)
-    s = rng.uniform(0.2, 3.0, n) if weighted else np.ones(n)
-    g = rng.normal(size=n) * s
-    basis, Q = OrthogonalBasis(s, t), [np.ones(n)]
-    for _ in range(t):
-        q = (rng.random(n) < 0.5).astype(float)
-        basis.add(q)
-        Q.append(q)
-    W = np.column_stack([basis.project(g), np.zeros(n), s, np.ones(n), s[:, None] * basis.O])
-    order = rng.permutation(n)[:rng.integers(1, n + 1)]
-    out = np.empty(len(order))
-    kernels.prefix_values(np.ascontiguousarray(W), order, 1e-3, ridge, out)
-    q, expected = np.zeros(n), []
-    for r in order:
-        q[r] = 1.0
-        expected.append(ridge_objective(g, s, np.column_stack(Q), q, 1e-3, ridge))
-    np.testing.assert_allclose(out, expected, rtol=1e-7, atol=1e-7)
 
 
 @settings(max_examples=100, deadline=None)
