@@ -172,16 +172,14 @@ def test_complexity_penalty_gives_rules_no_longer_on_average(strategy):
     assert lengths["complexity"] <= lengths["none"]
 
 
-@settings(max_examples=100, deadline=None)
-@given(test_orthogonal_outputs.small_problems())
-def test_exhaustive_scored_output_branch_and_bound_equals_brute_force(case):
-    problem, basis = case
-    outputs = test_orthogonal_outputs
-    channels = OutputChannelProblem.orthogonal(problem, basis, outputs.EPSILON)
-    factor = length_factors("complexity")
-    result = output_branch_and_bound(channels, bound="none", length_factor=factor)
-    props = list(outputs.propositions(problem, problem.rows))
-    expected = outputs.direct_value(problem, basis, problem.rows) * factor[0]
+def best_scored_output_value(problem, value_of, factor):
+    """Brute force of a scored search with several outputs: the largest
+    ``value_of(rows) * factor[c]`` over the root (``c = 0``) and every
+    non-empty conjunction of the problem's propositions
+    (``test_orthogonal_outputs.propositions``) on at most
+    ``max_rule_length`` columns ``c``."""
+    props = list(test_orthogonal_outputs.propositions(problem, problem.rows))
+    best = value_of(problem.rows) * factor[0]
     for size in range(1, len(props) + 1):
         for combo in itertools.combinations(props, size):
             columns = len({j for j, _, _, _ in combo})
@@ -191,8 +189,20 @@ def test_exhaustive_scored_output_branch_and_bound_equals_brute_force(case):
             for _, _, condition, _ in combo:
                 rows = problem.split(rows, condition)[0]
             if len(rows):
-                expected = max(expected, outputs.direct_value(problem, basis, rows)
-                               * factor[columns])
+                best = max(best, value_of(rows) * factor[columns])
+    return best
+
+
+@settings(max_examples=100, deadline=None)
+@given(test_orthogonal_outputs.small_problems())
+def test_exhaustive_scored_output_branch_and_bound_equals_brute_force(case):
+    problem, basis = case
+    outputs = test_orthogonal_outputs
+    channels = OutputChannelProblem.orthogonal(problem, basis, outputs.EPSILON)
+    factor = length_factors("complexity")
+    result = output_branch_and_bound(channels, bound="none", length_factor=factor)
+    expected = best_scored_output_value(
+        problem, lambda rows: outputs.direct_value(problem, basis, rows), factor)
     score = result.value * factor[_columns(result.conditions)]
     assert score == pytest.approx(expected, rel=1e-9, abs=1e-9)
     assert result.value == pytest.approx(outputs.direct_value(problem, basis, result.rows),

@@ -12,7 +12,6 @@ reduction of adding the query and re-fitting the earlier weights. A
 mutated reference must fail the brute-force comparison (the tests' power).
 """
 
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -25,7 +24,11 @@ from conftest import binned_problems
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_orthogonal import _brute_force, _random_basis
-from test_orthogonal_length import _brute_force_score, _columns
+from test_orthogonal_length import (
+    _brute_force_score,
+    _columns,
+    best_scored_output_value,
+)
 
 from rulebook import (
     OrthogonalLearner,
@@ -154,18 +157,7 @@ def test_exhaustive_output_branch_and_bound_equals_brute_force(case, ridge, pena
         norm = np.sqrt(float(s @ q_perp**2))
         return plain * (norm + outputs.EPSILON) / (np.sqrt(norm**2 + ridge) + outputs.EPSILON)
 
-    props = list(outputs.propositions(problem, problem.rows))
-    expected = direct(problem.rows) * factor[0]
-    for size in range(1, len(props) + 1):
-        for combo in itertools.combinations(props, size):
-            columns = len({j for j, _, _, _ in combo})
-            if columns > problem.max_rule_length:
-                continue
-            rows = problem.rows
-            for _, _, condition, _ in combo:
-                rows = problem.split(rows, condition)[0]
-            if len(rows):
-                expected = max(expected, direct(rows) * factor[columns])
+    expected = best_scored_output_value(problem, direct, factor)
     score = result.value * factor[min(_columns(result.conditions), len(factor) - 1)]
     assert score == pytest.approx(expected, rel=1e-9, abs=1e-9)
     assert result.value == pytest.approx(direct(result.rows), rel=1e-9, abs=1e-9)
