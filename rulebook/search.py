@@ -312,6 +312,8 @@ class MultiOutputProblem(SearchProblem):
     # last round's, to write the first refinement's into (reuse_memory).
     _child: np.ndarray | None = field(default=None, init=False, repr=False)
     _spare_child: np.ndarray | None = field(default=None, init=False, repr=False)
+    # The rows' statistics the spare was built from (reuse_memory).
+    _previous_statistics: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
         if self.objective != 2:
@@ -414,14 +416,46 @@ class MultiOutputProblem(SearchProblem):
             # The last round's root: zero after each feature's bins, as the
             # kernel leaves them (a wide table's padding not written again).
             hist = spare if spare is not None and spare.shape == shape else np.empty(shape)
-            self._root_hist = self._build_fused(rows, hist, hist is not spare, scan=True)
+            changed = self._changed_channels() if hist is spare else None
+            if changed is not None:
+                self._root_hist = self._rebuild_fused(rows, hist, changed)
+            else:
+                self._root_hist = self._build_fused(rows, hist, hist is not spare, scan=True)
+        self._previous_statistics = None
         return super().search_histograms(rows)
+
+    def _changed_channels(self):
+        # The channels whose rows' statistics differ from those the last
+        # round's root histograms (the spare) were built from, if at most
+        # half of them: a single-output head changes one output's under a
+        # loss of independent outputs (the sums of the others are already
+        # there, to the bit). None: build every channel.
+        previous = self._previous_statistics
+        current = self._row_statistics
+        if previous is None or previous.shape != current.shape:
+            return None
+        changed = np.flatnonzero((current != previous).any(axis=0))
+        return changed.astype(np.int64) if 2 * len(changed) <= current.shape[1] else None
+
+    def _rebuild_fused(self, rows, hist, channels):
+        # _build_fused of the root for the channels listed only (see
+        # _multi_output_kernels._rebuild_channels), scanned.
+        kernel = (multi_kernels.rebuild_channels_parallel if self._parallel(rows)
+                  else multi_kernels.rebuild_channels_serial)
+        kernel(self.X_binned, rows, self._row_statistics, self.n_bins, self._every_feature,
+               self._features_per_pass(hist.shape, rows), channels, hist,
+               *self._scan_arguments(hist, rows, True))
+        return hist
 
     def reuse_memory(self, previous):
         """The root histograms are built into ``previous``'s (see
-        :meth:`SearchProblem.reuse_memory`), on dense bins."""
+        :meth:`SearchProblem.reuse_memory`), on dense bins; the channels of
+        outputs whose statistics did not change are kept."""
         if isinstance(previous, MultiOutputProblem) and self._fused():
             self._spare, self._spare_child = previous._root_hist, previous._child
+            if previous._root_hist is not None and previous.rows is self.rows:
+                # Its root histograms are those of these rows and statistics.
+                self._previous_statistics = previous.__dict__.get("_row_statistics")
 
     def _sparse_build(self, rows, features=None, hist=None):
         # Histograms from sparse codes, the rows' channels side by side: all

@@ -334,6 +334,36 @@ def test_a_single_head_predicts_for_the_output_it_helps_most():
         raw[rows] += np.array(rule.weight)
 
 
+
+@pytest.mark.parametrize("task", ["labels", "targets"])
+def test_single_heads_rebuild_only_the_changed_outputs_root_sums_to_the_bit(task, monkeypatch):
+    """A single-output head's rule changes one output's statistics, and the
+    next round's root histograms rebuild that output's channels only
+    (MultiOutputProblem._changed_channels): the same model, objectives and
+    all, as rebuilding every channel every round."""
+    from rulebook import search
+
+    if task == "labels":
+        X, Y = make_multilabel_classification(n_samples=150, n_features=6, n_classes=4,
+                                              random_state=3)
+        make = lambda: RuleBoostingClassifier(n_rules=8, head="single", verbose=0)
+    else:
+        X, Y = _targets(n=150)
+        make = lambda: RuleBoostingRegressor(n_rules=8, head="single", verbose=0)
+    calls = []
+    rebuild = search.MultiOutputProblem._rebuild_fused
+    monkeypatch.setattr(search.MultiOutputProblem, "_rebuild_fused",
+                        lambda self, *a: calls.append(a[-1]) or rebuild(self, *a))
+    kept = make().fit(X, Y)
+    # One output's G and H (the squared loss's H does not change: G alone).
+    assert len(calls) >= 5 and all(len(c) == (2 if task == "labels" else 1) for c in calls)
+    monkeypatch.setattr(search.MultiOutputProblem, "_changed_channels", lambda self: None)
+    full = make().fit(X, Y)
+    assert kept.ensemble_ == full.ensemble_
+    pd.testing.assert_frame_equal(kept.history_.drop(columns="time"),
+                                  full.history_.drop(columns="time"))
+
+
 def test_the_head_is_checked_and_ignored_for_one_output():
     X, y = _targets(k=1)
     with pytest.raises(ValueError, match="head must be 'complete' or 'single'; got 'one'"):

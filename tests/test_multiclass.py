@@ -709,6 +709,54 @@ def test_histograms_from_row_statistics_and_subtracted_rows_match_naive(problem,
         assert np.isnan(np.delete(out[0], listed)).all()
 
 
+@settings(max_examples=100, deadline=None)
+@given(multi_problems(), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_rebuilt_channels_equal_a_full_build_bitwise(problem, per_pass, seed):
+    """The root's histograms after a rule that changed some outputs'
+    statistics (a single-output head's): the changed channels rebuilt into
+    the last histograms (``_rebuild_channels``) equal a full build from the
+    new statistics to the bit, and naive sums; their fused scan the scan
+    kernel's; serial and parallel alike."""
+    rng = np.random.default_rng(seed)
+    old = kernels.row_statistics(problem.g, problem.h, problem.c)
+    K = problem.g.shape[1]
+    k = int(rng.integers(K))
+    g, h = problem.g.copy(), problem.h.copy()
+    g[:, k] = rng.normal(size=len(g))
+    h[:, k] = rng.uniform(0.0, 2.0, len(h))
+    new = kernels.row_statistics(g, h, problem.c)
+    changed = np.array([k, K + k], np.int64)
+    d, every = problem.n_features, np.arange(problem.n_features)
+    expected = np.empty((d, int(problem.n_bins.max()) + 1, new.shape[1]))
+    args = (False, problem.is_nominal, problem.allowed_mask, problem.n_total, problem.reg_lambda,
+            float(len(problem.rows)), problem.single_head)
+    kernels.build_from_statistics_serial(problem.X_binned, problem.rows, new, problem.n_bins,
+                                         every, per_pass, True, expected, *args,
+                                         np.empty(d), np.empty(d, np.int64),
+                                         np.empty(d, np.int64))
+    np.testing.assert_allclose(expected, naive.histograms_multi(
+        problem.X_binned, problem.rows, g, h, problem.c, problem.n_bins), rtol=1e-12, atol=1e-12)
+    scanned = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+    kernels.scan_histograms_multi_serial(expected, problem.n_bins, problem.is_nominal,
+                                         problem.allowed_mask, problem.n_total,
+                                         problem.reg_lambda, float(len(problem.rows)),
+                                         problem.single_head, *scanned)
+    for build, rebuild in ((kernels.build_from_statistics_serial,
+                            kernels.rebuild_channels_serial),
+                           (kernels.build_from_statistics_parallel,
+                            kernels.rebuild_channels_parallel)):
+        hist = np.empty_like(expected)
+        out = np.empty(d), np.empty(d, np.int64), np.empty(d, np.int64)
+        build(problem.X_binned, problem.rows, old, problem.n_bins, every, per_pass, True, hist,
+              *args, *out)
+        out = np.full(d, np.nan), np.full(d, -7), np.full(d, -7)
+        rebuild(problem.X_binned, problem.rows, new, problem.n_bins, every, per_pass, changed,
+                hist, True, *args[1:], *out)
+        np.testing.assert_array_equal(hist, expected)
+        for a, b in zip(out, scanned):
+            np.testing.assert_array_equal(a, b)
+
+
 @settings(max_examples=60, deadline=None)
 @given(multi_problems())
 def test_refined_multi_output_histograms_equal_child_histograms_bitwise(problem):
