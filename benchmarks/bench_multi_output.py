@@ -14,8 +14,9 @@ tables show rulebook at its default and "rulebook counted",
 (rulebook's 255 per column; BOOMER's ``bin_ratio=0.999, max_bins=255``) and
 no sampling, pruning or calibration; BOOMER's label-wise decomposable
 logistic or squared loss, and its output-wise predictions (a label where
-its probability exceeds 0.5). One untimed warm-up fit of rulebook first
-(numba's compile time is not counted); BOOMER fits once per process (see
+its probability exceeds 0.5). One untimed warm-up fit of rulebook first, on
+the first split's rows (numba's compiling or cache loading is not counted);
+BOOMER fits once per process (see
 ``boomer_child``).
 
 BOOMER runs in a child interpreter with mlrl-boomer installed (its pins
@@ -178,7 +179,12 @@ def run_rulebook(X, Y, task, splits, learner="greedy", rules=RULES):
     results = []
     for n_rules, head in [(r, h) for r in rules for h in HEADS]:
         make = lambda: estimator(n_rules=n_rules, head=head, learner=learner, verbose=0)
-        make().fit(_rows(X, np.arange(50)), Y.iloc[:50])  # warm-up: compiling is not timed
+        # Warm-up, not timed: compiling, or loading from numba's cache, the
+        # kernels a fit of this size uses (the first split's rows: 50 rows
+        # left the parallel variants, chosen by size, to the first timed
+        # fit, 10-30 ms of yeast's).
+        warm, _ = split_indices(X.shape[0], 0)
+        make().fit(_rows(X, warm), Y.iloc[warm])
         for seed in range(splits):
             train, test = split_indices(X.shape[0], seed)
             # The rows are selected before the timer, as BOOMER's child
