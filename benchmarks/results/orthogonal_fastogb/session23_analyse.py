@@ -1,6 +1,6 @@
 """Paired per-split differences of test risk (mean over complexities 1-50) against a base learner.
 
-session22_analyse.py with the base as an argument (session 23):
+Session 22's analysis (since removed) with the base as an argument (session 23):
 
     python session23_analyse.py BASE SPLITS.csv [MORE.csv ...]
 
