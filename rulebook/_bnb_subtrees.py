@@ -235,8 +235,11 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
             if n_list == 0:
                 sub_b[j] = -np.inf  # no augmentation left: no subtree
             elif n_list <= EXACT_MAX_LIST and (1 << n_list) <= EXACT_ROWS_FACTOR * sub_m[j]:
-                allowed = _new_columns(q, a, bit_prop, n_list, max_length, length, col_bit,
-                                       rec_parent, rec_prop, pf)
+                # Without a limit every set is allowed; the call is skipped,
+                # as its five array arguments cost reference counting per solve.
+                allowed = n_list if max_length == 0 else _new_columns(
+                    q, a, bit_prop, n_list, max_length, length, col_bit, rec_parent, rec_prop,
+                    pf)
                 value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit,
                                               best, zg, zw, gp, hp, cp, code, n_total, reg_lambda)
                 if found != 0 and value > best:
