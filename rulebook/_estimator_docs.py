@@ -29,9 +29,11 @@ _PARAMETERS = """
     objective : {"second_order", "gradient_boosting", "gradient_sum", "orthogonal"}, default="second_order"
         Objective the learner maximises (see :mod:`rulebook.objectives`).
         With ``"second_order"`` and stagewise updates the rule weight is the
-        closed form ``-G / (reg_lambda + H)`` (eq. 2.2 of [1]); otherwise a
-        1-D Newton search minimises the regularised loss over the rule's
-        extent. ``"orthogonal"`` is ``obj_ogb`` of [2], eq. 14. With
+        closed form ``-G / (reg_lambda + H)`` (eq. 2.2 of [1]), one Newton
+        step on the regularised loss of the rule's extent; where that step
+        goes past the loss's minimiser (logistic and Poisson losses; a
+        Poisson rule over counts above its prediction always does), and for
+        the other objectives, a 1-D search finds the minimiser itself. ``"orthogonal"`` is ``obj_ogb`` of [2], eq. 14. With
         ``learner="orthogonal"`` the objective is always ``"orthogonal"``.
     search : {None, "greedy", "beam", "branch_and_bound"}, default=None
         Replaces the named learner's search strategy (for the ablations of

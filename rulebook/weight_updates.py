@@ -260,21 +260,51 @@ def complete_head_weight(loss, y, raw, sample_weight, G, H, reg_lambda):
 
 
 def _rule_weight(setup, rows, G, h, raw):
-    """Closed form for the second-order objective (eq. 2.2), else exact 1-D.
+    """The rule's weight: the closed form (eq. 2.2), unless it steps past the minimiser.
 
-    The closed form is one Newton step from 0; for the logistic and Poisson
-    losses it can overshoot far from the optimum (seen on the ships counts),
-    and then it is replaced by the exact minimiser of the regularised loss on
-    the extent, so that no rule makes the training loss worse.
+    The second-order objective's weight is one Newton step from 0 on the
+    regularised loss of the extent (Boley et al. 2021, eq. 2.2), the
+    step whose loss reduction the objective scored. For the squared loss
+    it is that loss's minimiser. For the logistic and Poisson losses it
+    can step past the minimiser: a Poisson rule covering counts above its
+    prediction always does, as the loss grows like ``exp(w)``, faster than
+    the quadratic it stands for, and more so the smaller its extent (seen
+    on the ships, covid and bicycle counts). Then the exact 1-D minimiser
+    is taken (:func:`rulebook.losses.newton_rule_weight`). A step short
+    of the minimiser is kept: by convexity it lowers the extent's loss.
+    XGBoost's ``max_delta_step`` (0.7 by default for its Poisson loss)
+    guards the same overshoot with a fixed cap.
     """
     args = (setup.loss, setup.y[rows], raw[rows], setup.sample_weight[rows], setup.reg_lambda)
     if setup.objective == "second_order":
         weight = second_order_weight(G, float(h[rows].sum()), setup.reg_lambda)
-        if setup.loss.name == "squared" or _extent_loss(weight, *args) <= _extent_loss(0.0, *args):
+        if setup.loss.name == "squared" or not past_minimiser(weight, _derivative(weight, *args)):
             return weight
     return newton_rule_weight(*args)
 
 
-def _extent_loss(weight, loss, y, raw, sample_weight, reg_lambda):
-    """Regularised loss of the extent's rows with ``weight`` added."""
-    return loss.loss(y, raw + weight, sample_weight) * sample_weight.sum() + 0.5 * reg_lambda * weight**2
+def past_minimiser(weight, derivative):
+    """Whether a step ``weight`` from 0 passed the minimiser of a convex loss.
+
+    Parameters
+    ----------
+    weight : float
+        The step (a descent direction from 0).
+    derivative : float
+        The loss's derivative at ``weight``.
+
+    Returns
+    -------
+    bool
+        True when the loss rises further in the step's direction at
+        ``weight``: the minimiser lies between 0 and ``weight``. At the
+        minimiser itself (derivative 0), False.
+    """
+    return derivative * weight > 0.0
+
+
+def _derivative(weight, loss, y, raw, sample_weight, reg_lambda):
+    """Derivative in ``weight`` of the extent's regularised loss
+    ``sum_i s_i l(y_i, raw_i + weight) + reg_lambda / 2 weight^2``."""
+    g, _ = loss.gradient_hessian(y, raw + weight, sample_weight)
+    return float(g.sum()) + reg_lambda * weight

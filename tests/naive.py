@@ -389,8 +389,13 @@ def value_with_rounding_error(problem, rows):
     value = objective_value(name, *sums, problem.n_total, problem.reg_lambda)
     slack = [4 * len(parent) * np.finfo(float).eps * np.abs(s[parent]).sum()
              for s in (problem.g, problem.h)]
+    if name == "second_order" and sums[1] - slack[1] + problem.reg_lambda <= 0:
+        # The denominator may vanish by rounding alone (reg_lambda = 0, H
+        # within the slack of 0): the value is then unbounded, and a search
+        # may report any value its own rounding of H gives (found by
+        # hypothesis: H = 2e-20 beside 1 in the parent, reported from 5e-154).
+        return value, np.inf
     moved = [objective_value(name, sums[0] + sg * slack[0], sums[1] + sh * slack[1],
                                    sums[2], problem.n_total, problem.reg_lambda)
-             for sg in (-1, 1) for sh in (-1, 1)
-             if sums[1] + sh * slack[1] + problem.reg_lambda > 0]
-    return value, 1e-12 + max((abs(m - value) for m in moved), default=0.0)
+             for sg in (-1, 1) for sh in (-1, 1)]
+    return value, 1e-12 + max(abs(m - value) for m in moved)

@@ -157,7 +157,6 @@ def test_stagewise_rule_weight_is_the_regularised_newton_step(learner, reg_lambd
 
 # -- the damped Newton method's pieces, against their definitions -----------------
 from rulebook import corrective as corrective_module  # noqa: E402
-from rulebook.weight_updates import _extent_loss  # noqa: E402
 
 
 def test_line_search_halves_the_step_until_armijo_holds():
@@ -200,30 +199,6 @@ def test_a_fit_whose_line_search_fails_returns_every_weight(monkeypatch):
     assert fit.intercept == 0.3
     np.testing.assert_array_equal(fit.weights, [0.1, -0.2, 0.4])
     assert fit.n_iter == 1
-
-
-@pytest.mark.parametrize("loss_name", ["squared", "logistic", "poisson"])
-def test_extent_loss_is_the_regularised_total_loss(loss_name):
-    # sum_i s_i l(y_i, raw_i + w) + reg_lambda / 2 w^2, by the losses' own
-    # per-row formulas.
-    rng = np.random.default_rng(1)
-    s = rng.uniform(0.5, 2.0, size=20)
-    raw = rng.normal(size=20)
-    y = {"squared": rng.normal(size=20), "logistic": rng.integers(0, 2, size=20) * 2.0 - 1.0,
-         "poisson": rng.poisson(2.0, size=20).astype(float)}[loss_name]
-    w, lam = 0.7, 3.0
-    f = raw + w
-    rows = {"squared": (y - f) ** 2, "logistic": np.log1p(np.exp(-y * f)),
-            "poisson": np.exp(f) - y * f}[loss_name]
-    expected = float((s * rows).sum()) + 0.5 * lam * w ** 2
-    got = _extent_loss(w, get_loss(loss_name), y, raw, s, lam)
-    if loss_name == "poisson":
-        # Poisson's loss may drop the constant log(y!) term or scale; compare differences.
-        got0 = _extent_loss(0.0, get_loss(loss_name), y, raw, s, lam)
-        expected0 = float((s * (np.exp(raw) - y * raw)).sum())
-        assert got - got0 == pytest.approx(expected - expected0, rel=1e-10)
-    else:
-        assert got == pytest.approx(expected, rel=1e-12)
 
 
 def test_without_intercept_only_the_weights_are_fitted():

@@ -31,6 +31,7 @@ from ..greedy import greedy_search
 from ..losses import newton_rule_weight
 from ..objectives import search_code, second_order_weight
 from ..rules import Query, Rule
+from ..weight_updates import past_minimiser
 from . import _client, _partitions
 from ._search import DistributedProblem, Extent, shortened
 
@@ -98,10 +99,10 @@ class _Fit:
             weight = second_order_weight(G, H, setup.reg_lambda)
             if setup.loss.name == "squared":
                 return weight
-            with_weight, without = self.workers.sum(
-                _partitions.extent_losses, scores, extent.terms, self.n_bins, setup.loss,
-                (weight, 0.0))
-            if with_weight + 0.5 * setup.reg_lambda * weight**2 <= without:
+            derivative = self.workers.sum(
+                _partitions.extent_derivative, scores, extent.terms, self.n_bins, setup.loss,
+                weight)[0] + setup.reg_lambda * weight
+            if not past_minimiser(weight, derivative):
                 return weight
         # losses.newton_rule_weight itself (its bracketing and Brent search),
         # its derivative summed over the partitions: the loss it is given

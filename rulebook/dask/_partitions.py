@@ -532,16 +532,6 @@ def extent_derivative(shard, scores, terms, n_bins, loss, weight):
     return np.array([g.sum()])
 
 
-def extent_losses(shard, scores, terms, n_bins, loss, weights):
-    """``sum s_i l(y_i, raw_i + w)`` over the extent for each ``w`` of ``weights``."""
-    rows = extent_rows(shard, terms, n_bins)
-    y, r, c = shard.target(rows), scores.at(shard, rows), shard.weights(rows)
-    # loss.loss is the weighted mean; times the weight, the extent's sum, as
-    # weight_updates._extent_loss computes it. Rows of an extent have
-    # positive weight, so the mean is defined when there is a row.
-    return np.array([loss.loss(y, r + w, c) * c.sum() if len(rows) else 0.0 for w in weights])
-
-
 def total_loss(shard, scores, loss):
     """``sum s_i l(y_i, raw_i)`` over all the partition's rows."""
     rows = np.arange(len(shard))
