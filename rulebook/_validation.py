@@ -263,14 +263,19 @@ def parse_numbers(column):
     """
     if not is_text_dtype(column.dtype):
         return None, 0
-    if _surely_words(column.iloc[:_PROBE].to_numpy(dtype=object, na_value=np.nan)):
+    head = column.iloc[:_PROBE].to_numpy(dtype=object, na_value=np.nan)
+    if _surely_words(head):
         return None, 0  # as _parse would say, without pandas' parser or a pass over the column
+    # Most text columns are words: a few cells tell, before the whole column
+    # is converted (a word among them is a word in the column: ``_parse``
+    # fails on a column if it fails on some of its cells). Suicide rates'
+    # ``age`` ("15-24 years") starts as a number does: this saved its
+    # 27 820-cell conversion, 1 ms of each of a fit's two passes.
+    if _parse(head[~pd.isna(head)]) is None:
+        return None, 0
     cells = column.to_numpy(dtype=object, na_value=np.nan)
     missing = pd.isna(cells)
     present = cells[~missing]
-    # Most text columns are words: a few cells tell, before parsing them all.
-    if _parse(present[:_PROBE]) is None:
-        return None, 0
     parsed = _parse(present)
     if parsed is None:
         return None, 0
