@@ -226,7 +226,8 @@ def test_time_limit_stops_the_search():
 def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data, root_built):
     """Also when the learner built the root histograms (``root_built``): the
     set cover's first step and the redundancy check of one or two
-    propositions then read the root's per-bin counts instead of rows."""
+    propositions then read the root's per-bin counts instead of rows (and
+    of three or more, each row's set of failed propositions)."""
     from rulebook import shortening
 
     space = _PropositionSpace.of(problem)
@@ -238,7 +239,8 @@ def test_shortest_equivalent_keeps_the_extent_and_never_lengthens(problem, data,
         return
     if root_built:
         problem.root_histograms()
-    with mock.patch.object(shortening, "COUNTED_MIN_ROWS", 0):
+    with mock.patch.object(shortening, "COUNTED_MIN_ROWS", 0), \
+            mock.patch.object(shortening, "MASKED_MIN_ROWS", 0):
         short = shortest_equivalent(problem, tuple(sorted(props)), rows, space)
     assert len(short) <= len(props)
     np.testing.assert_array_equal(extent_of(problem, space.conditions(short)), rows)
@@ -281,6 +283,33 @@ def test_set_cover_and_redundancy_from_root_counts_equal_the_row_passes(problem,
     kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, few, len(few_rows), keep)
     assert shortening._without_redundant_counted(few, root_counts, space, n_bins, len(few_rows),
                                                  len(root)) == tuple(int(p) for p in few[keep])
+
+
+@settings(max_examples=300, deadline=None)
+@given(binned_problems(max_rows=30), st.data())
+def test_redundancy_from_failed_sets_equals_the_row_kernel(problem, data):
+    """The redundancy check of three or more propositions from each row's
+    set of failed propositions drops what the row kernel drops (on every
+    row, and on a subset of rows as root)."""
+    from rulebook import _search_kernels as kernels
+    from rulebook import shortening
+
+    space = _PropositionSpace.of(problem)
+    if not len(space):
+        return
+    props = np.array(sorted(data.draw(st.lists(st.integers(0, len(space) - 1), min_size=1,
+                                               max_size=6, unique=True))), np.int64)
+    X, n_bins = problem.X_binned, problem.n_bins
+    extent = extent_of(problem, space.conditions(props))
+    picked = np.array(data.draw(st.lists(st.booleans(), min_size=len(problem.rows),
+                                         max_size=len(problem.rows))), bool)
+    for root in (problem.rows, problem.rows[picked]):
+        root = np.asarray(root, np.intp)
+        count = int(np.isin(root, extent).sum())
+        keep = np.empty(len(props), bool)
+        kernels.redundant(X, root, space.feature, space.op, space.bin, n_bins, props, count, keep)
+        assert shortening._without_redundant_masked(X, root, props, space, n_bins, count) == \
+            tuple(int(p) for p in props[keep])
 
 
 def test_root_counts_worked_examples():
