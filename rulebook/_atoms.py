@@ -47,9 +47,13 @@ def atom_problem(problem, feature, op, bin_):
         ``n_total`` equal to the problem's (not re-summed).
     """
     rows = problem.rows
-    atom, X_atoms = _partition(problem.X_binned, rows, problem.n_bins, feature, op, bin_)
+    atom, X_atoms, every_row = _partition(problem.X_binned, rows, problem.n_bins, feature, op,
+                                          bin_)
     n_atoms = len(X_atoms)
-    sums = [np.bincount(atom, weights=a[rows], minlength=n_atoms) for a in (problem.g, problem.h, problem.c)]
+    # rows 0..n-1 in order (most fits): a[rows] is a, the same weights in
+    # the same order, without a gather per array and round.
+    sums = [np.bincount(atom, weights=a if every_row else a[rows], minlength=n_atoms)
+            for a in (problem.g, problem.h, problem.c)]
     atoms = SearchProblem(
         X_binned=X_atoms, n_bins=problem.n_bins,
         is_nominal=problem.is_nominal, g=sums[0], h=sums[1], c=sums[2],
@@ -63,7 +67,8 @@ def atom_problem(problem, feature, op, bin_):
 
 
 def _partition(X_binned, rows, n_bins, feature, op, bin_):
-    """The atom of every row of ``rows`` and the binned values of the atoms.
+    """The atom of every row of ``rows``, the binned values of the atoms,
+    and whether ``rows`` is ``0, 1, ..., n - 1`` (every row, in order).
 
     The partition depends on the data and the propositions, not on the
     round's gradients, so the last one is kept: every boosting round of a
@@ -75,7 +80,8 @@ def _partition(X_binned, rows, n_bins, feature, op, bin_):
     if cached is not None and cached[0]() is X_binned and all(
             np.array_equal(a, b) for a, b in zip(cached[1], key)):
         return cached[2]
-    X = X_binned if _all_rows(rows, len(X_binned)) else X_binned[rows]  # no copy: most fits
+    every_row = _all_rows(rows, len(X_binned))
+    X = X_binned if every_row else X_binned[rows]  # no copy: most fits
     # Two stages: identical binned rows first (cheap), then identical
     # signatures over the propositions (bins that only differ where no
     # searched proposition looks, e.g. with an ``allowed`` mask).
@@ -87,8 +93,9 @@ def _partition(X_binned, rows, n_bins, feature, op, bin_):
     for array in (atom, X_atoms):
         array.flags.writeable = False
     with _LOCK:
-        _LAST["entry"] = (weakref.ref(X_binned), tuple(np.array(a) for a in key), (atom, X_atoms))
-    return atom, X_atoms
+        _LAST["entry"] = (weakref.ref(X_binned), tuple(np.array(a) for a in key),
+                          (atom, X_atoms, every_row))
+    return atom, X_atoms, every_row
 
 
 _LAST = {}
