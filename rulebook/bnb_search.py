@@ -218,9 +218,12 @@ class _BranchAndBound:
         self.subtree_bounds = not (self.code == 2 and self.reg_lambda == 0.0)
         # Each feature's propositions as a bitset over search indices (the
         # columns of a query under a length limit).
+        # One call, not a loop of numpy scalar operations (2 us each, 0.1 ms
+        # of every round's set-up with 60 propositions).
         self.col_props = np.zeros((self.problem.n_features, PW), np.uint64)
-        for j, f in enumerate(self.pf):
-            self.col_props[f, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        j = np.arange(len(self.pf))
+        np.bitwise_or.at(self.col_props, (self.pf, j >> 6),
+                         np.left_shift(np.uint64(1), (j & 63).astype(np.uint64)))
         # Records keep their extent (W words each) when that is small: it
         # saves a walk up the records, a chain of cache misses, per node.
         self.store_ext = W <= STORED_EXTENT_MAX_WORDS
