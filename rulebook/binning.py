@@ -773,8 +773,12 @@ def _factorize(column):
     """``pandas.factorize(column)`` (codes, first-seen uniques; -1 missing),
     over slices of ``FACTORIZE_CHUNK`` rows."""
     n = len(column)
-    if n <= FACTORIZE_CHUNK or isinstance(column.dtype, pd.CategoricalDtype):
-        return pd.factorize(column, use_na_sentinel=True)  # categoricals need no hashing
+    if (n <= FACTORIZE_CHUNK or isinstance(column.dtype, pd.CategoricalDtype)
+            or _arrow_backed(column.dtype)):
+        # Categoricals need no hashing; Arrow's dictionary encoding keeps a
+        # small table (suicide rates' age column: 0.2 MB, 0.35 ms whole
+        # against 0.7 ms in slices).
+        return pd.factorize(column, use_na_sentinel=True)
     codes, number, uniques = np.empty(n, np.intp), {}, []
     for start in range(0, n, FACTORIZE_CHUNK):
         part, found = pd.factorize(column.iloc[start:start + FACTORIZE_CHUNK],
@@ -790,6 +794,12 @@ def _factorize(column):
     # One more item than any sequence value's length: a 1-D object array
     # even when the values are tuples.
     return codes, np.array(uniques + [None], dtype=object)[:-1]
+
+
+def _arrow_backed(dtype):
+    """Whether a column of ``dtype`` stores its values in Arrow (pandas' default strings)."""
+    return (isinstance(dtype, pd.ArrowDtype)
+            or (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"))
 
 
 def _sort_key(value):
