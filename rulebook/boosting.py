@@ -83,6 +83,8 @@ class BoostingSetup:
     # X_binned row-major, for histogram passes over tall tables (set by
     # fit_boosting; see ROW_MAJOR_MIN_ROWS).
     X_rows: object = None
+    # SearchProblem.gradient_spread (set by a Dask fit on atoms).
+    gradient_spread: float = 0.0
 
 
 def fit_boosting(setup):
@@ -245,6 +247,10 @@ def _stop_reason(result):
         # single refinement (a memory_limit too small for the root's).
         return ("the learner's memory_limit stopped its search before it found a query; "
                 "raise the learner's memory_limit (or set it to None)")
+    if not result.conditions and result.stats.get("condition_cost", 0.0) > 0:
+        return ("no query's objective exceeds the cost of its conditions (the optimal "
+                "learner's condition_cost: what is left looks like noise to it; "
+                "OptimalLearner(condition_cost=0) searches the plain objective)")
     return ("no query reduces the loss (the training data is fitted as well as rules can "
             "fit it)")
 
@@ -333,6 +339,7 @@ def _single_output_problem(setup, g, h, rows):
         objective=search_code(setup.objective),
         max_rule_length=setup.max_rule_length or 0,
         allowed=setup.allowed,
+        gradient_spread=setup.gradient_spread,
     )
 
 

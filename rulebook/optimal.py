@@ -140,11 +140,28 @@ class OptimalLearner:
         search (each proposition's extent as a bitset: propositions x
         atoms / 8 bytes, 190 MB on 10^5 distinct rows of 30 columns of 255
         bins) come on top.
+    condition_cost : float >= 0 or "auto", default="auto"
+        What a condition (a column constrained) costs a rule, in multiples
+        of the noise level ``phi ln(P) / n``: about the largest objective
+        one of the round's ``P`` propositions reaches on residuals without
+        signal, ``phi`` their dispersion (the risk inflation criterion of
+        Foster and George 1994 [3]_; :func:`rulebook.pair_search.condition_cost_of`).
+        Each round's rule is the query of largest ``objective - cost *
+        conditions``, searched exactly: a second condition must add that
+        much objective to the best single one, so rules get a second
+        condition only where it pays. ``"auto"``: ``AUTO_CONDITION_COST``
+        = 0.25 for the estimators' default search (rules of at most two
+        conditions, one output), measured in ``benchmarks/bench_defaults.py``
+        (README: shorter rules than greedy's on all 28 datasets, the mean
+        test score no lower); 0 for the other searches (longer rules, the
+        paper's propositions, several outputs), which support no cost yet.
+        0: the plain objective of [1]_.
 
     Raises
     ------
     ValueError
-        On an invalid option (at construction).
+        On an invalid option (at construction); at search time, a
+        ``condition_cost`` above 0 with a search that does not support it.
 
     Notes
     -----
@@ -201,6 +218,8 @@ class OptimalLearner:
     .. [2] Mazumder, R., Meng, X., Wang, H. (2022). Quant-BnB: a scalable
        branch-and-bound method for optimal decision trees with continuous
        features. ICML. Section 3.
+    .. [3] Foster, D. P., George, E. I. (1994). The risk inflation criterion
+       for multiple regression. The Annals of Statistics 22(4), 1947-1975.
 
     Examples
     --------
@@ -219,6 +238,7 @@ class OptimalLearner:
     approximation: float = 1.0
     n_jobs: int | None = None
     memory_limit: float | None = 256
+    condition_cost: float | str = "auto"
 
     name = "optimal"
 
@@ -243,6 +263,11 @@ class OptimalLearner:
                 and self.memory_limit > 0):
             raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
                              f"got {self.memory_limit!r}")
+        if self.condition_cost != "auto" and not (
+                _is_number(self.condition_cost) and np.isfinite(self.condition_cost)
+                and self.condition_cost >= 0):
+            raise ValueError(f"condition_cost must be a number >= 0 or 'auto'; "
+                             f"got {self.condition_cost!r}")
         if self.n_jobs is not None and self.n_jobs > _available_cpus():
             # Each job is a thread with its own open list and buffers: more
             # threads than CPUs only add memory and contention (the result is
@@ -256,13 +281,18 @@ class OptimalLearner:
         """Find the best query; see :func:`optimal_search`."""
         return optimal_search(problem, order=self.order, max_nodes=self.max_nodes,
                               time_limit=self.time_limit, approximation=self.approximation,
-                              n_jobs=self.n_jobs, memory_limit=self.memory_limit)
+                              n_jobs=self.n_jobs, memory_limit=self.memory_limit,
+                              condition_cost=self.condition_cost)
 
 
 # ``time_limit="auto"``: seconds per boosting round. Small enough that a
 # default fit of 10 rules cannot run for minutes, large enough that most
 # rounds on tables of up to ~10^5 rows finish (and are certified) within it.
 AUTO_TIME_LIMIT = 2.0
+# ``condition_cost="auto"`` with the two-condition search: a condition costs a
+# quarter of the noise level. Measured with bench_defaults.py (0, 0.1, 0.25
+# and 0.5; benchmarks/README.md, session 24).
+AUTO_CONDITION_COST = 0.25
 
 
 def resolve_time_limit(time_limit):
@@ -304,7 +334,7 @@ def _is_number(value, integral=False):
 
 def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=None,
                    approximation=1.0, shorten=True, n_jobs=1, seed_greedy=True,
-                   memory_limit=None):
+                   memory_limit=None, condition_cost=0.0):
     """Find a query of largest objective value by branch and bound.
 
     Parameters
@@ -321,6 +351,8 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
         Mebibytes of the growing search state, as in :class:`OptimalLearner`
         (None here: no cap). Not used by the two-condition search, whose
         state does not grow (:mod:`rulebook.pair_search`).
+    condition_cost : float >= 0 or "auto", default=0.0
+        As in :class:`OptimalLearner` (0 here: the plain objective).
     seed_greedy : bool, default=True
         Start from the greedy learner's query (same propositions, same
         length limit) as the incumbent: its value prunes from the first
@@ -425,10 +457,12 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     if memory_limit is not None and not (_is_number(memory_limit) and memory_limit > 0):
         raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
                          f"got {memory_limit!r}")
+    pairs = (not isinstance(problem, MultiOutputProblem) and pair_search.applies(problem)
+             and max_nodes is None and approximation == 1.0)
+    factor = _resolve_condition_cost(condition_cost, pairs)
     if isinstance(problem, MultiOutputProblem):
         return _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy,
                                     shorten, _n_threads(n_jobs))
-    pairs = pair_search.applies(problem) and max_nodes is None and approximation == 1.0
     if pairs:
         # Before the clock starts: a first fit's compiling is not search time.
         prepare_kernels("optimal")
@@ -436,7 +470,7 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     time_limit = resolve_time_limit(time_limit)
     if pairs:
         return _two_condition_search(problem, time_limit, seed_greedy, shorten, started,
-                                     _n_threads(n_jobs))
+                                     _n_threads(n_jobs), factor)
     seed = _greedy_seed(problem) if seed_greedy else None
     search = _BranchAndBound(problem, order, approximation, started, _n_threads(n_jobs), seed,
                              memory_limit)
@@ -452,8 +486,27 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
                         np.sort(rows), stats)
 
 
-def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_jobs):
-    """``optimal_search`` for a limit of 1 or 2 conditions (:mod:`rulebook.pair_search`)."""
+def _resolve_condition_cost(condition_cost, pairs):
+    """The cost factor of a search: ``"auto"`` is ``AUTO_CONDITION_COST`` for
+    the two-condition search (``pairs``), 0 for the others, which refuse a
+    cost above 0."""
+    if condition_cost == "auto":
+        return AUTO_CONDITION_COST if pairs else 0.0
+    if not (_is_number(condition_cost) and np.isfinite(condition_cost) and condition_cost >= 0):
+        raise ValueError(f"condition_cost must be a number >= 0 or 'auto'; got {condition_cost!r}")
+    if condition_cost > 0 and not pairs:
+        raise ValueError(
+            f"condition_cost={condition_cost!r} is supported by the search of rules of at most "
+            "2 conditions for one output (max_rule_length 1 or 2, the second-order objective "
+            "with reg_lambda > 0, every proposition allowed, without max_nodes or "
+            "approximation); use condition_cost=0 or 'auto' with other settings.")
+    return float(condition_cost)
+
+
+def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_jobs,
+                          condition_cost=0.0):
+    """``optimal_search`` for a limit of 1 or 2 conditions (:mod:`rulebook.pair_search`),
+    ``condition_cost`` a factor of the noise level."""
     root = problem.rows
     root_bound = float(kernels.bound(root, len(root), problem.g, problem.h, problem.c,
                                      int(problem.objective), problem.n_total,
@@ -461,7 +514,8 @@ def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_
     deadline = None if time_limit is None else started + time_limit
     conditions, value, stats = pair_search.pair_search(
         problem, deadline=deadline, seed=_greedy_pair_seed(problem, seed_greedy),
-        started=started, root_bound=root_bound, n_jobs=n_jobs)
+        started=started, root_bound=root_bound, n_jobs=n_jobs,
+        condition_cost=pair_search.condition_cost_of(problem, condition_cost))
     return _two_condition_result(problem, conditions, value, stats, shorten)
 
 

@@ -276,7 +276,7 @@ class _Worker:
 
 
 def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=np.inf,
-                n_jobs=1):
+                n_jobs=1, condition_cost=0.0):
     """Best query of at most ``problem.max_rule_length`` (1 or 2) conditions.
 
     Parameters
@@ -295,12 +295,19 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
         rows), which bounds the pairs not yet searched.
     n_jobs : int >= 1
         Threads; each searches whole pairs, all share the best value.
+    condition_cost : float >= 0
+        Objective charged per condition (column constrained): the query
+        of largest ``value - condition_cost * conditions`` is searched for
+        (:func:`condition_cost_of`), exactly: a pair must beat the best
+        query of fewer conditions by the cost it adds. 0: the plain
+        objective (Boley et al. 2021).
 
     Returns
     -------
     conditions : list of (feature, op, bin)
         The best query found (empty: the root, all rows).
     value : float
+        Its objective (without the cost).
     stats : dict
         ``nodes_created`` (ranges of conditions put on a stack, a pair's
         root included), ``nodes_expanded`` (ranges taken off it and
@@ -324,28 +331,95 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     # The first on ties. A NaN value (from NaN statistics) is never chosen:
     # with none a number, the empty query, its value NaN, and the kernels'
     # incumbent 0 (every value is >= 0; their "no condition" is -1).
-    value, query = max(candidates, key=lambda found: _ranked(found[0]))
+    cost = float(condition_cost)
+    value, query = max(candidates,
+                       key=lambda found: _ranked(found[0] - cost * _n_columns(found[1])))
     if np.isnan(value):
         value, query = 0.0, []
+    # The kernels search pairs of a larger value than the incumbent's. With a
+    # cost, a pair's penalised value beats the incumbent's exactly when its
+    # value beats this (a single condition found within a pair never does:
+    # it is at most the best single one's).
+    penalised = value - cost * _n_columns(query)
+    incumbent = penalised + 2.0 * cost if cost > 0 else value
     pairs = columns.pairs(singles) if problem.max_rule_length == 2 else []
-    shared = np.array([value, 0.0])  # best value of all threads, stop flag
+    shared = np.array([incumbent, 0.0])  # best value of all threads, stop flag
     n_threads = max(1, min(int(n_jobs), len(pairs)))
-    workers = [_Worker(columns, value, query, shared) for _ in range(n_threads)]
+    workers = [_Worker(columns, incumbent, query, shared) for _ in range(n_threads)]
     taken = itertools.count()
     n_threads = _run(workers, pairs, taken, deadline, started, root_bound)
     best = max(workers, key=lambda w: w.best[0])  # the first on ties
-    value, query = float(best.best[0]), best.query
+    if best.best[0] > incumbent:
+        value, query = float(best.best[0]), best.query
+        penalised = value - 2.0 * cost
     if not query and np.isnan(candidates[0][0]):
-        value = candidates[0][0]
+        value = penalised = candidates[0][0]
     done = sum(w.pairs_done for w in workers)
     finished = done == len(pairs)
-    bound = value
+    bound = penalised
     if not finished:
-        bound = max([value, root_bound] if done + sum(w.pair is not None for w in workers)
-                    < len(pairs) else [value] + [w.open_bound() for w in workers])
-    stats = search_stats([w.state for w in workers], [w.trace for w in workers], done,
-                         len(pairs), value, bound, root_bound, started, n_threads)
+        # Bounds of pairs' values; the queries left unsearched there that
+        # can still win have two conditions.
+        pair_bound = max([root_bound] if done + sum(w.pair is not None for w in workers)
+                         < len(pairs) else [w.open_bound() for w in workers])
+        bound = max(penalised, pair_bound - 2.0 * cost)
+    traces = [[(n, t, v - 2.0 * cost) for n, t, v in w.trace] for w in workers]
+    stats = search_stats([w.state for w in workers], traces, done, len(pairs), penalised, bound,
+                         root_bound - cost, started, n_threads)
+    stats["condition_cost"] = cost
     return query, value, stats
+
+
+def _n_columns(conditions):
+    """Conditions of a query: the columns it constrains."""
+    return len({int(condition[0]) for condition in conditions})
+
+
+def condition_cost_of(problem, factor):
+    """The objective a condition costs: ``factor`` times the noise level.
+
+    The noise level ``phi ln(P) / n`` is about the largest second-order
+    objective ``G^2 / (2 n (lambda + H))`` (eq. 2.3 of [1]) that one of
+    ``P`` conditions reaches on residuals without signal: an extent's
+    ``G^2 / (lambda + H)`` is then about ``phi`` times a chi-square
+    variable of one degree of freedom, ``phi = sum (g_i^2 / c_i) / sum
+    h_i`` the residuals' dispersion, and the largest of ``P`` such is
+    about ``2 phi ln P`` (the risk inflation criterion of Foster and George
+    1994 [2], here in the objective's units).
+
+    Parameters
+    ----------
+    problem : SearchProblem
+        The round's problem: ``g``, ``h``, ``c`` over ``rows``,
+        ``gradient_spread``, ``n_bins``, ``is_nominal``, ``n_total``.
+    factor : float >= 0
+
+    Returns
+    -------
+    float >= 0
+        ``P`` counts the propositions: ``x <= t`` and ``x > t`` per cut of
+        a numeric column, ``x == v`` per category of a nominal one.
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 2.3, eq. 2.3.
+    .. [2] Foster, D. P., George, E. I. (1994). The risk inflation criterion
+       for multiple regression. The Annals of Statistics 22(4), 1947-1975.
+    """
+    if not factor > 0:
+        return 0.0
+    rows = problem.rows
+    g, h, c = problem.g[rows], problem.h[rows], problem.c[rows]
+    H = float(h.sum())
+    if not H > 0:
+        return 0.0
+    phi = (float((g * g / c).sum()) + float(problem.gradient_spread)) / H
+    n_bins = np.asarray(problem.n_bins, np.float64)
+    P = float(np.where(problem.is_nominal, n_bins, 2.0 * np.maximum(n_bins - 1.0, 0.0)).sum())
+    cost = factor * phi * np.log(max(P, 2.0)) / float(problem.n_total)
+    return cost if np.isfinite(cost) else 0.0
 
 
 def search_stats(states, traces, done, n_items, value, bound, root_bound, started, n_threads):

@@ -479,7 +479,8 @@ def _build(cls, params):
 # Options a learner gained after files were written without them, with the
 # value that does what such a file's learner did (its default then); a new
 # default would otherwise change the model a loaded estimator fits.
-_OPTIONS_BEFORE = {"OrthogonalLearner": {"length_penalty": "none", "ridge": "none"}}
+_OPTIONS_BEFORE = {"OrthogonalLearner": {"length_penalty": "none", "ridge": "none"},
+                   "OptimalLearner": {"condition_cost": 0.0}}
 
 
 def _param_from_json(value, path):

@@ -67,6 +67,13 @@ class SearchProblem:
         10^6 x 20, 2% of the rows 18 -> 6 ms, all of them 89 -> 44 ms; in
         between the column-major blocks on two threads stay faster
         (``boosting.ROW_MAJOR_MIN_ROWS``). Same sums, to the bit.
+    gradient_spread : float >= 0
+        What ``sum g_i^2 / c_i`` over ``rows`` leaves out when a row stands
+        for several (a Dask fit's atoms: one weighted row at the mean of
+        ``y``): the within-atom part, the same in every round. The noise
+        level of the optimal learner's ``condition_cost`` adds it
+        (:func:`rulebook.pair_search.condition_cost_of`); 0 for rows of
+        their own.
     """
 
     X_binned: np.ndarray
@@ -82,6 +89,7 @@ class SearchProblem:
     allowed: np.ndarray | None = None
     root_update: tuple | None = None
     X_rows: np.ndarray | None = None
+    gradient_spread: float = 0.0
     _root_hist: np.ndarray | None = field(default=None, init=False, repr=False)
 
     @cached_property

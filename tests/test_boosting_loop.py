@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rulebook import RuleBoostingClassifier, RuleBoostingRegressor
+from rulebook import OptimalLearner, RuleBoostingClassifier, RuleBoostingRegressor
 from rulebook.binning import Binner
 from rulebook.boosting import BoostingSetup, _count, fit_boosting
 from rulebook.datasets import load_titanic
@@ -182,6 +182,24 @@ def test_boosting_stops_once_the_rules_fit_the_target_exactly(kwargs):
         model = RuleBoostingRegressor(n_rules=6, reg_lambda=0.0, verbose=0, **kwargs).fit(X, y)
     assert len(model.ensemble_.rules) == 2
     assert model.history_["train_loss"].iloc[-1] < 1e-20
+
+
+def test_a_fit_whose_rules_would_not_pay_their_condition_cost_stops_saying_so():
+    # Noise on one column of four values (test_input_defects' table): after
+    # two rules no condition's objective exceeds its cost (a quarter of the
+    # noise level), so the optimal learner stops rather than fit the noise;
+    # the plain objective goes on.
+    X = pd.DataFrame({"s": [1.5, 2.0, np.nan, 3.25] * 15})
+    y = np.random.default_rng(0).normal(size=60)
+    with pytest.warns(UserWarning, match=r"boosting stopped after 2 rules: no query's objective "
+                                         r"exceeds the cost of its conditions"):
+        model = RuleBoostingRegressor(n_rules=3, learner="optimal", verbose=0).fit(X, y)
+    assert len(model.ensemble_.rules) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = RuleBoostingRegressor(n_rules=3, learner=OptimalLearner(condition_cost=0),
+                                      verbose=0).fit(X, y)
+    assert len(plain.ensemble_.rules) == 3
 
 
 def test_the_stop_warning_points_at_the_callers_line():

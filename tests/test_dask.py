@@ -8,6 +8,7 @@ pandas input agree; bad input is refused naming the parameter.
 """
 
 import logging
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -140,6 +141,27 @@ def test_learners_on_merged_atoms_and_sketch_bins_equal_in_memory(client, loss, 
     assert_same_fit(fitted, reference)
     if loss == "logistic":
         np.testing.assert_array_equal(fitted.classes_, reference.classes_)
+
+
+@pytest.mark.parametrize("loss", ["squared", "poisson"])
+def test_condition_cost_on_atoms_of_many_rows_equals_in_memory(client, loss):
+    # Few atoms of many rows each, y spread within them: the cost per
+    # condition (a factor of the residuals' dispersion) counts the spread
+    # the atoms' pseudo-rows leave out (SearchProblem.gradient_spread).
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.integers(0, 4, 400), "b": rng.integers(0, 3, 400)})
+    signal = 1.0 + (X["a"] >= 2) + 0.5 * (X["b"] == 1)
+    y = rng.poisson(signal).astype(float) if loss == "poisson" else signal + rng.normal(size=400)
+    kwargs = {"loss": loss, "n_rules": 4, "learner": "optimal", "verbose": 0}
+    Xd, yd = _partitioned(X, y, chunksize=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = rdask.RuleBoostingRegressor(**kwargs).fit(Xd, yd)
+        reference = rulebook.RuleBoostingRegressor(**kwargs).fit(X, y)
+    costs = reference.history_["condition_cost"].iloc[1:]
+    assert (costs > 0).all()
+    np.testing.assert_allclose(fitted.history_["condition_cost"].iloc[1:], costs, rtol=1e-9)
+    assert_same_fit(fitted, reference)
 
 
 def test_too_many_atoms_for_the_optimal_learner_is_an_error_saying_what_to_do(client, monkeypatch):
@@ -368,6 +390,8 @@ def test_a_round_whose_best_query_is_empty_shifts_the_intercept_as_in_memory(cli
     X = pd.DataFrame({"s": [1.5, 2.0, np.nan, 3.25] * 15})
     y = np.random.default_rng(0).normal(size=60)
     Xd, yd = _partitioned(X, y, chunksize=25)
+    if learner == "optimal":  # the plain objective, as test_input_defects'
+        learner = rulebook.OptimalLearner(condition_cost=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fitted = rdask.RuleBoostingRegressor(n_rules=3, learner=learner, verbose=0).fit(Xd, yd)

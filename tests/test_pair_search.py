@@ -15,7 +15,7 @@ from rulebook.optimal import optimal_search
 
 import naive
 from conftest import binned_problems
-from test_optimal import SMALL, assert_consistent, brute_force, value_of
+from test_optimal import SMALL, assert_consistent, brute_force, extent_of, value_of
 
 
 def value(G, H, n2, lam):
@@ -231,3 +231,96 @@ def test_nan_objectives_are_never_chosen(problem, limit, data):
         mask &= naive.condition_mask(problem.X_binned, *condition, problem.n_bins)
     assert value == value_of(problem, problem.rows[mask[problem.rows]])
     assert value <= np.nanmax(values)
+
+
+def brute_force_penalised(problem, cost):
+    """Largest ``objective - cost * conditions`` over all conjunctions within
+    the length limit (conditions: the distinct columns constrained)."""
+    rows = problem.rows
+    weights = 1 << np.arange(len(rows), dtype=object)
+    cands = naive.candidates(problem.n_bins, problem.is_nominal)
+    masks = [naive.condition_mask(problem.X_binned, *c, problem.n_bins)[rows] for c in cands]
+    props = [(int(np.sum(weights[mask])), c[0]) for mask, c in zip(masks, cands)]
+    start = ((1 << len(rows)) - 1, frozenset())
+    seen, frontier = {start}, [start]
+    while frontier:
+        previous, frontier = frontier, []
+        for extent, columns in previous:
+            for prop, column in props:
+                state = (extent & prop, columns | {column})
+                if len(state[1]) <= problem.max_rule_length and state not in seen:
+                    seen.add(state)
+                    frontier.append(state)
+    best = -np.inf
+    for extent, columns in seen:
+        mask = np.array([(extent >> i) & 1 for i in range(len(rows))], bool)
+        value = naive.objective_value(naive.NAMES[problem.objective], problem.g[rows][mask].sum(),
+                                      problem.h[rows][mask].sum(), problem.c[rows][mask].sum(),
+                                      problem.n_total, problem.reg_lambda)
+        best = max(best, float(value) - cost * len(columns))
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(binned_problems(integer_stats=True, **SMALL), st.integers(1, 2),
+       st.sampled_from([0.01, 1.0, 100.0]), st.sampled_from([0.0, 0.05, 0.5, 5.0]),
+       st.booleans())
+def test_pair_search_with_a_condition_cost_equals_brute_force(problem, limit, lam, scale,
+                                                              seeded):
+    """The query of largest objective minus a cost per column constrained,
+    against every conjunction; its reported value is its objective."""
+    problem = limited_problem(problem, limit, lam)
+    cost = scale * brute_force(problem)
+    expected = brute_force_penalised(problem, cost)
+    seed = None
+    if seeded:
+        from rulebook.greedy import greedy_search
+        greedy = greedy_search(problem)
+        seed = (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
+    conditions, value, stats = pair_module.pair_search(problem, seed=seed, condition_cost=cost)
+    columns = len({c[0] for c in conditions})
+    assert value - cost * columns == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    assert value == pytest.approx(value_of(problem, extent_of(problem, conditions)), rel=1e-12,
+                                  abs=1e-12)
+    assert stats["certified"] and stats["certified_ratio"] == 1.0
+    assert stats["condition_cost"] == cost
+
+
+def test_condition_cost_is_a_factor_of_the_noise_level():
+    """``factor * phi ln(P) / n``: phi = sum g^2 / sum h, P the propositions."""
+    from rulebook.search import SearchProblem
+    rng = np.random.default_rng(0)
+    X = np.asfortranarray(np.column_stack([rng.integers(0, 5, 40), rng.integers(0, 3, 40)]),
+                          dtype=np.uint16)
+    g, h = rng.normal(size=40), np.full(40, 2.0)
+    problem = SearchProblem(X_binned=X, n_bins=np.array([5, 3]),
+                            is_nominal=np.array([False, True]), g=g, h=h, c=np.ones(40),
+                            rows=np.arange(40), reg_lambda=1.0, objective=2, max_rule_length=2)
+    P = 2 * 4 + 3
+    expected = 0.25 * (g @ g / 80.0) * np.log(P) / problem.n_total
+    assert pair_module.condition_cost_of(problem, 0.25) == pytest.approx(expected, rel=1e-12)
+    assert pair_module.condition_cost_of(problem, 0.0) == 0.0
+
+
+def test_auto_condition_cost_is_a_quarter_of_the_noise_level_for_two_conditions_only():
+    from rulebook import OptimalLearner
+    from rulebook.optimal import AUTO_CONDITION_COST
+    from rulebook.search import SearchProblem
+    rng = np.random.default_rng(1)
+    X = np.asfortranarray(rng.integers(0, 6, size=(60, 3)), dtype=np.uint16)
+    problem = SearchProblem(X_binned=X, n_bins=np.array([6, 6, 6]),
+                            is_nominal=np.array([False, False, False]), g=rng.normal(size=60),
+                            h=np.ones(60), c=np.ones(60), rows=np.arange(60), reg_lambda=1.0,
+                            objective=2, max_rule_length=2)
+    assert AUTO_CONDITION_COST == 0.25
+    result = OptimalLearner().search(problem)
+    assert result.stats["condition_cost"] == pair_module.condition_cost_of(problem, 0.25) > 0
+    assert optimal_search(problem).stats["condition_cost"] == 0.0  # the function's default
+    problem.max_rule_length = 3  # the general search: "auto" is 0, a number is refused
+    assert "condition_cost" not in OptimalLearner().search(problem).stats
+    with pytest.raises(ValueError, match="condition_cost=0.5 is supported by the search of rules "
+                                         "of at most 2 conditions"):
+        OptimalLearner(condition_cost=0.5).search(problem)
+    for bad in (-1.0, np.nan, "fast", True):
+        with pytest.raises(ValueError, match="condition_cost must be a number >= 0 or 'auto'"):
+            OptimalLearner(condition_cost=bad)

@@ -500,6 +500,18 @@ def test_a_learner_option_added_later_loads_as_what_older_files_did(table):
     assert load_model(model.to_json()).learner.length_penalty == "complexity"
 
 
+def test_an_optimal_learner_without_condition_cost_loads_with_the_plain_objective(table):
+    """Files written before OptimalLearner had condition_cost searched the
+    plain objective: they load with 0, not today's "auto"."""
+    model = _fit(RuleBoostingClassifier(n_rules=2, verbose=0, max_bins=16,
+                                        learner=OptimalLearner()), table)
+    assert model.learner.condition_cost == "auto"
+    data = json.loads(model.to_json())
+    data["params"]["learner"]["options"].pop("condition_cost")
+    assert load_model(json.dumps(data)).learner.condition_cost == 0.0
+    assert load_model(model.to_json()).learner.condition_cost == "auto"
+
+
 # -- nothing runs on load -----------------------------------------------------------------
 _EVENTS = []
 _WATCHING = [False]

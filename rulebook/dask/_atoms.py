@@ -97,10 +97,28 @@ def fit_on_atoms(client, shards, setup):
     stats = _client.reduce(client, _client.each(client, _partitions.atom_statistics, shards, ids,
                                                 args=(len(table),)), _partitions.add_arrays)
     X, y, c, constant = _pseudo_rows(table, stats, setup.loss.name)
-    setup = replace(setup, X_binned=X, y=y, sample_weight=c)
+    setup = replace(setup, X_binned=X, y=y, sample_weight=c,
+                    gradient_spread=_gradient_spread(stats, setup.loss.name))
     intercept, rules, history, _ = fit_boosting(setup)
     history["train_loss"] = history["train_loss"] + constant / c.sum()
     return intercept, rules, history
+
+
+def _gradient_spread(stats, loss):
+    """``sum g_i^2 / s_i`` of the atoms' rows beyond that of their pseudo-rows.
+
+    A model's raw score ``f`` is the same on an atom's rows, so per atom
+    ``sum s (y - f)^2 = C (ybar - f)^2 + (S_yy - S_y^2 / C)``: the squared
+    loss's gradient ``2 s (f - y)`` leaves ``4 (S_yy - S_y^2 / C)`` out of
+    the pseudo-row's, the Poisson loss's ``s (exp f - y)`` leaves ``S_yy -
+    S_y^2 / C``, in every round. The logistic loss's pseudo-rows are
+    exact (one per class). For :attr:`rulebook.search.SearchProblem.gradient_spread`.
+    """
+    if loss == "logistic":
+        return 0.0
+    C, Sy, Syy = stats[0], stats[1], stats[2]
+    within = float(np.maximum(Syy - Sy * Sy / C, 0.0).sum())
+    return 4.0 * within if loss == "squared" else within
 
 
 def _pseudo_rows(table, stats, loss):
