@@ -25,12 +25,12 @@ SMALL = dict(max_rows=10, max_features=4)
 ORDERS = ("best_first", "breadth_first", "depth_first")
 
 
-def brute_force(problem):
-    """Largest objective over all conjunctions within the length limit.
+def conjunction_states(problem):
+    """Every ``(extent, columns)`` of a conjunction within the length limit.
 
-    Breadth-first over (extent, columns) pairs, extents as bit masks of
-    ``problem.rows``; the limit counts conditions, i.e. distinct columns
-    (an interval on one column is one condition).
+    Breadth-first, extents as bit masks of ``problem.rows``; the limit
+    counts conditions, i.e. distinct columns (an interval on one column is
+    one condition).
     """
     rows = problem.rows
     weights = 1 << np.arange(len(rows), dtype=object)
@@ -48,7 +48,13 @@ def brute_force(problem):
                 if len(state[1]) <= limit and state not in seen:
                     seen.add(state)
                     frontier.append(state)
-    extents = {extent for extent, _ in seen}
+    return seen
+
+
+def brute_force(problem):
+    """Largest objective over all conjunctions within the length limit."""
+    rows = problem.rows
+    extents = {extent for extent, _ in conjunction_states(problem)}
     extents = np.array([[(e >> i) & 1 for i in range(len(rows))] for e in extents], dtype=float)
     sums = (extents @ a[rows] for a in (problem.g, problem.h, problem.c))
     return float(np.max(naive.objective_value(naive.NAMES[problem.objective], *sums,

@@ -15,7 +15,8 @@ from rulebook.optimal import optimal_search
 
 import naive
 from conftest import binned_problems
-from test_optimal import SMALL, assert_consistent, brute_force, extent_of, value_of
+from test_optimal import (SMALL, assert_consistent, brute_force, conjunction_states,
+                          extent_of, value_of)
 
 
 def value(G, H, n2, lam):
@@ -237,28 +238,12 @@ def brute_force_penalised(problem, cost):
     """Largest ``objective - cost * conditions`` over all conjunctions within
     the length limit (conditions: the distinct columns constrained)."""
     rows = problem.rows
-    weights = 1 << np.arange(len(rows), dtype=object)
-    cands = naive.candidates(problem.n_bins, problem.is_nominal)
-    masks = [naive.condition_mask(problem.X_binned, *c, problem.n_bins)[rows] for c in cands]
-    props = [(int(np.sum(weights[mask])), c[0]) for mask, c in zip(masks, cands)]
-    start = ((1 << len(rows)) - 1, frozenset())
-    seen, frontier = {start}, [start]
-    while frontier:
-        previous, frontier = frontier, []
-        for extent, columns in previous:
-            for prop, column in props:
-                state = (extent & prop, columns | {column})
-                if len(state[1]) <= problem.max_rule_length and state not in seen:
-                    seen.add(state)
-                    frontier.append(state)
-    best = -np.inf
-    for extent, columns in seen:
-        mask = np.array([(extent >> i) & 1 for i in range(len(rows))], bool)
-        value = naive.objective_value(naive.NAMES[problem.objective], problem.g[rows][mask].sum(),
-                                      problem.h[rows][mask].sum(), problem.c[rows][mask].sum(),
-                                      problem.n_total, problem.reg_lambda)
-        best = max(best, float(value) - cost * len(columns))
-    return best
+    states = list(conjunction_states(problem))
+    extents = np.array([[(e >> i) & 1 for i in range(len(rows))] for e, _ in states], dtype=float)
+    sums = (extents @ a[rows] for a in (problem.g, problem.h, problem.c))
+    values = naive.objective_value(naive.NAMES[problem.objective], *sums, problem.n_total,
+                                   problem.reg_lambda)
+    return float(np.max(values - cost * np.array([len(columns) for _, columns in states])))
 
 
 @settings(max_examples=200, deadline=None)
