@@ -279,7 +279,10 @@ def make_learners(settings, names=LEARNERS, time_limit=DEFAULT_TIME_LIMIT,
         learners["greedy"] = Boosting(learner="greedy", reg_lambda=GREEDY_REG_LAMBDA,
                                       **binning_params(settings, "greedy"), **common)
     if "optimal" in names:
-        learners["optimal"] = Boosting(learner=OptimalLearner(time_limit=time_limit),
+        # The paper's plain objective (its propositions use the general
+        # search, where condition_cost="auto" is 0 anyway).
+        learners["optimal"] = Boosting(learner=OptimalLearner(time_limit=time_limit,
+                                                              condition_cost=0),
                                        reg_lambda=settings.reg_lambda,
                                        **binning_params(settings, "optimal"), **common)
     orthogonal = orthogonal_learner(time_limit, orthogonal_search, orthogonal_options) if "orthogonal" in names else None

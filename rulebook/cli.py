@@ -154,6 +154,19 @@ def _positive_int_or_none(text):
     return value
 
 
+def _condition_cost(text):
+    """``--condition-cost``: a factor >= 0 of the noise level, or "auto"."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        factor = float(text)
+    except ValueError:
+        factor = float("nan")
+    if not (np.isfinite(factor) and factor >= 0):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'auto'; got {text!r}")
+    return factor
+
+
 def _time_limit(text):
     """``--time-limit``: seconds > 0, "auto" (the learner's default budget) or "none"."""
     word = text.strip().lower()
@@ -216,6 +229,13 @@ def _add_model_arguments(command):
              "best rule found so far is used and reported as not certified. 'auto' is the "
              "learner's default budget, 'none' no limit "
              f"(default {_shown(_optimal_default('time_limit'))})")
+    command.add_argument(
+        "--condition-cost", type=_condition_cost, default=argparse.SUPPRESS,
+        metavar="FACTOR|auto",
+        help="what a condition costs the optimal learner's rule, in multiples of the noise "
+             "level: a second condition must add that much objective; 0 searches the "
+             "paper's plain objective, 'auto' is the learner's default "
+             f"(default {_shown(_optimal_default('condition_cost'))})")
 
 
 def _parser():
@@ -244,9 +264,20 @@ def _parser():
 
 
 # -- the commands ---------------------------------------------------------------
+# Flags that configure the optimal learner (OptimalLearner's options).
+_OPTIMAL_FLAGS = {"time_limit": "--time-limit", "condition_cost": "--condition-cost"}
+
+
+def _optimal_flags(args):
+    """The optimal learner's options given on the command line."""
+    return {name: value for name, value in vars(args).items() if name in _OPTIMAL_FLAGS}
+
+
 def _fit(args):
-    if "time_limit" in vars(args) and args.learner != "optimal":
-        raise ValueError(f"--time-limit applies only to --learner optimal; got --learner {args.learner}.")
+    for name in _optimal_flags(args):
+        if args.learner != "optimal":
+            raise ValueError(f"{_OPTIMAL_FLAGS[name]} applies only to --learner optimal; "
+                             f"got --learner {args.learner}.")
     X, y, task, name, reg_lambda = _load(args)
     _check_target(y, task, args)
     X_train, X_test, y_train, y_test = _split(X, y, task, args.seed)
@@ -271,8 +302,10 @@ def _compare(args):
     if unknown:
         raise ValueError(f"--learners: {', '.join(unknown)} not available; valid learners are "
                          f"{', '.join(sorted(LEARNERS))}.")
-    if "time_limit" in vars(args) and "optimal" not in learners:
-        raise ValueError("--time-limit applies only to the optimal learner, which --learners leaves out.")
+    for name in _optimal_flags(args):
+        if "optimal" not in learners:
+            raise ValueError(f"{_OPTIMAL_FLAGS[name]} applies only to the optimal learner, which "
+                             "--learners leaves out.")
     X, y, task, name, reg_lambda = _load(args)
     _check_target(y, task, args)
     X_train, X_test, y_train, y_test = _split(X, y, task, args.seed)
@@ -316,8 +349,8 @@ def _estimator_params(args, learner, reg_lambda):
     for name in ("max_bins", "max_rule_length"):
         if name in given:
             params[name] = given[name]
-    if learner == "optimal" and "time_limit" in given:
-        params["learner"] = OptimalLearner(time_limit=given["time_limit"])
+    if learner == "optimal" and _optimal_flags(args):
+        params["learner"] = OptimalLearner(**_optimal_flags(args))
     return params
 
 
@@ -339,8 +372,10 @@ def _settings(model):
             f"max_bins {_shown(model.max_bins)}, max_rule_length {_shown(model.max_rule_length)}")
     learner = model.learner
     if isinstance(learner, OptimalLearner) or learner == "optimal":
-        limit = learner.time_limit if isinstance(learner, OptimalLearner) else _optimal_default("time_limit")
+        options = learner if isinstance(learner, OptimalLearner) else OptimalLearner()
+        limit = options.time_limit
         text += f", time limit per round {_shown(limit)}" + (" s" if isinstance(limit, (int, float)) else "")
+        text += f", condition cost {_shown(options.condition_cost)}"
     return text
 
 

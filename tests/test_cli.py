@@ -203,7 +203,8 @@ def test_help_shows_the_new_flags(command, capsys):
         main([command, "--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    for flag in ("--learner", "--max-rule-length", "--time-limit", "--data-home", "--max-bins"):
+    for flag in ("--learner", "--max-rule-length", "--time-limit", "--condition-cost",
+                 "--data-home", "--max-bins"):
         assert flag in out
     # The defaults shown are the library's.
     default = RuleBoostingRegressor().get_params()["max_bins"]
@@ -236,7 +237,15 @@ def test_time_limit_auto_is_the_learners_default_budget():
         OptimalLearner(time_limit="auto")
 
 
+def test_condition_cost_maps_to_the_optimal_learner():
+    assert _params("--learner", "optimal", "--condition-cost", "0")["learner"] == \
+        OptimalLearner(condition_cost=0.0)
+    assert _params("--learner", "optimal", "--condition-cost", "auto", "--time-limit", "3")[
+        "learner"] == OptimalLearner(condition_cost="auto", time_limit=3.0)
+
+
 @pytest.mark.parametrize("flag, value", [("--time-limit", "0"), ("--time-limit", "soon"),
+                                         ("--condition-cost", "-1"), ("--condition-cost", "x"),
                                          ("--max-rule-length", "0"), ("--max-rule-length", "x")])
 def test_invalid_flag_values_name_the_flag(flag, value, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -251,6 +260,8 @@ def test_time_limit_needs_the_optimal_learner(capsys):
     assert "--time-limit applies only to --learner optimal" in capsys.readouterr().err
     assert main(["compare", "titanic", "--learners", "greedy", "--time-limit", "1"]) == 2
     assert "--time-limit" in capsys.readouterr().err
+    assert main(["fit", "titanic", "--condition-cost", "0"]) == 2
+    assert "--condition-cost applies only to --learner optimal" in capsys.readouterr().err
 
 
 def test_flags_show_in_the_printed_settings(tmp_path, capsys):
@@ -260,6 +271,9 @@ def test_flags_show_in_the_printed_settings(tmp_path, capsys):
     assert main(["fit", str(path), "--target", "y", "--rules", "2", "--max-bins", "16",
                  "--max-rule-length", "2"]) == 0
     assert "2 rules, reg_lambda 1, max_bins 16, max_rule_length 2" in capsys.readouterr().out
+    assert main(["fit", str(path), "--target", "y", "--rules", "2", "--learner", "optimal",
+                 "--condition-cost", "0.5"]) == 0
+    assert "time limit per round auto, condition cost 0.5" in capsys.readouterr().out
 
 
 # -- the compile-time remark --------------------------------------------------------------
