@@ -266,11 +266,7 @@ class OptimalLearner:
                 and self.memory_limit > 0):
             raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
                              f"got {self.memory_limit!r}")
-        if self.condition_cost != "auto" and not (
-                _is_number(self.condition_cost) and np.isfinite(self.condition_cost)
-                and self.condition_cost >= 0):
-            raise ValueError(f"condition_cost must be a number >= 0 or 'auto'; "
-                             f"got {self.condition_cost!r}")
+        _check_condition_cost(self.condition_cost)
         if self.n_jobs is not None and self.n_jobs > _available_cpus():
             # Each job is a thread with its own open list and buffers: more
             # threads than CPUs only add memory and contention (the result is
@@ -489,14 +485,19 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
                         np.sort(rows), stats)
 
 
+def _check_condition_cost(condition_cost):
+    if condition_cost != "auto" and not (
+            _is_number(condition_cost) and np.isfinite(condition_cost) and condition_cost >= 0):
+        raise ValueError(f"condition_cost must be a number >= 0 or 'auto'; got {condition_cost!r}")
+
+
 def _resolve_condition_cost(condition_cost, pairs):
     """The cost factor of a search: ``"auto"`` is ``AUTO_CONDITION_COST`` for
     the two-condition search (``pairs``), 0 for the others, which refuse a
     cost above 0."""
+    _check_condition_cost(condition_cost)
     if condition_cost == "auto":
         return AUTO_CONDITION_COST if pairs else 0.0
-    if not (_is_number(condition_cost) and np.isfinite(condition_cost) and condition_cost >= 0):
-        raise ValueError(f"condition_cost must be a number >= 0 or 'auto'; got {condition_cost!r}")
     if condition_cost > 0 and not pairs:
         raise ValueError(
             f"condition_cost={condition_cost!r} is supported by the search of rules of at most "
