@@ -511,7 +511,10 @@ def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_
                           condition_cost=0.0):
     """``optimal_search`` for a limit of 1 or 2 conditions (:mod:`rulebook.pair_search`),
     ``condition_cost`` a factor of the noise level."""
-    root = problem.rows
+    # The tight bound of all rows (Theorem 3.1) needs them in ratio order: on
+    # rows in any other order its prefixes miss the best subset and the
+    # "bound" can lie below the optimum.
+    root = ratio_order(problem)
     root_bound = float(kernels.bound(root, len(root), problem.g, problem.h, problem.c,
                                      int(problem.objective), problem.n_total,
                                      float(problem.reg_lambda)))

@@ -130,6 +130,21 @@ def test_a_stopped_search_reports_an_honest_bound(problem):
         assert stats["certified_ratio"] <= 1.0
 
 
+@settings(max_examples=100, deadline=None)
+@given(binned_problems(integer_stats=True, max_rows=30, max_features=5))
+def test_the_optimal_search_stopped_at_once_reports_an_honest_bound(problem):
+    """Stopped before the pairs by ``optimal_search``'s time limit, the
+    pairs left are bounded by the tight bound of all rows: at least the
+    optimum (computed on rows in ratio order; on rows in their own order
+    it was lower)."""
+    problem = limited_problem(problem, 2, 1.0)
+    expected = brute_force(problem)
+    result = optimal_search(problem, time_limit=1e-9)
+    assert result.stats["upper_bound"] >= expected - 1e-12 * max(1.0, expected)
+    if result.stats["certified_ratio"] == 1.0:
+        assert result.value == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
 def expressible(B, nominal):
     """Every condition's bins: nonempty proper sets of categories (all of
     one), or intervals of bins but all of them."""
