@@ -49,7 +49,6 @@ import numpy as np
 from ._config import jit, jit_helper
 from ._pair_kernels import (  # as in the single-output pair search
     _expressible,
-    _solve_f,
     best_interval,
     best_set,
 )
@@ -72,6 +71,18 @@ ENUM_MAX_BINS = 256
 # Most segments (runs of positions) of one axis's set: a nominal mask of at
 # most 62 categories has at most 31 runs, and the outer set one more.
 MAX_SEGMENTS = 64
+
+
+@jit_helper
+def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
+    # Best condition on f for per-bin sums G, H: (value, a, b) with (a, b)
+    # = (lo, hi) bins of an interval, or (kind, size) of ``best_set``;
+    # returns early once above stop. Its own copy, not the pair search's:
+    # that one prices an interval's second threshold, which a box's bound
+    # over outputs does not.
+    if f_nominal:
+        return best_set(G, H, Bf, n2, lam, keys, order, stop)
+    return best_interval(G, H, Bf, n2, lam, hull, prefix, stop)
 
 
 @jit
@@ -390,7 +401,8 @@ def _width(nominal, B, a0, a1, b0, b1):
 
 @jit_helper
 def _keep(value, node, cand, best, shared, found):
-    # A new best query: c's range from node, f's from cand[4:8].
+    # A new best query: c's range from node, f's from cand[4:8]; ``value``
+    # its penalised value (value minus the cost of its conditions).
     best[0] = value
     best[1] = 1.0
     shared[0] = max(shared[0], value)
@@ -402,7 +414,7 @@ def _keep(value, node, cand, best, shared, found):
 @jit
 def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
                  state, best, shared, budget, found, segs, sums, work, hull, prefix, keys,
-                 order, cand, wk):
+                 order, cand, wk, cost=0.0):
     """Depth-first branch and bound over the boxes on ``stack[:state[TOP]]``.
 
     A box whose bound is at most the best value is pruned. A box whose
@@ -425,6 +437,15 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
     :func:`box_bound`; work, hull, prefix, keys, order, cand: as
     :func:`free_bound`; wk: as :func:`joint_bound`.
 
+    ``cost``: what the conditions of this search's queries cost (one
+    condition's cost for a column alone, two for a pair): best[0] and
+    shared[0] then hold *penalised* values, value minus the cost of the
+    query's conditions, so that one run's boxes of one column and of two
+    share one incumbent. A box is pruned when its bound is at most the
+    incumbent plus ``cost`` (its queries' penalised values are at most
+    their bound minus ``cost``): exactly the queries of largest penalised
+    value are kept. 0: the plain objective, bit for bit as before.
+
     Returns DONE (stack empty) or BATCH (budget spent).
     """
     expanded = 0
@@ -435,7 +456,8 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
         state[TOP] -= 1
         top = state[TOP]
         node = stack[top].copy()
-        threshold = max(best[0], shared[0])
+        # In value units (see ``cost``); + 0.0 leaves it as it was.
+        threshold = max(best[0], shared[0]) + cost
         if bounds[top] <= threshold:
             state[PRUNED_OPEN] += 1
             continue
@@ -465,14 +487,14 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                     # The enumeration is exact here: the box's best query.
                     state[LEAVES] += 1
                     if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
-                        _keep(joint, node, cand, best, shared, found)
+                        _keep(joint - cost, node, cand, best, shared, found)
                     continue
             if not single_c:
                 _split(c_nominal, node, 0, stack, bounds, state, upper)
             elif single:
                 state[LEAVES] += 1
                 if _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
-                    _keep(upper, node, cand, best, shared, found)
+                    _keep(upper - cost, node, cand, best, shared, found)
             elif _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3]):
                 t = state[TOP]
                 for w in range(4):
@@ -492,9 +514,9 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
             if (upper > threshold and _expressible(c_nominal, Bc, node[0], node[1], node[2], node[3])
                     and (f_dummy or _expressible(f_nominal, Bf, node[4], node[5], node[6],
                                                  node[7]))):
-                best[0] = upper
+                best[0] = upper - cost
                 best[1] = 1.0
-                shared[0] = max(shared[0], upper)
+                shared[0] = max(shared[0], upper - cost)
                 for w in range(8):
                     found[w] = node[w]
             continue

@@ -253,12 +253,12 @@ class _Boxes:
                                        self.n2, self.lam, self.single, G, H, work[0], work[1],
                                        hull, prefix, keys, order)
 
-    def step(self, box, best, shared, budget, found):
+    def step(self, box, best, shared, budget, found, cost=0.0):
         f_nominal = box.f is not None and bool(self.nominal[box.f])
         return kernels.search_boxes(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[box.c]),
                                     f_nominal, box.f is None, self.n2, self.lam, self.single,
                                     box.stack, box.bounds, self.state, best, shared, budget,
-                                    found, self.segs, self.sums, *self.scratch, self.wk)
+                                    found, self.segs, self.sums, *self.scratch, self.wk, cost)
 
     def query(self, box, found):
         """The ``(feature, op, bin)`` conditions of the one-query box ``found``."""
@@ -294,7 +294,8 @@ def _axis_conditions(feature, nominal, nb, position, axis):
     return _conditions(feature, nominal, nb, members)
 
 
-def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jobs=1):
+def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jobs=1,
+                        condition_cost=0.0):
     """Best query of at most ``problem.max_rule_length`` (1 or 2) conditions
     for a complete or single-output head.
 
@@ -315,47 +316,146 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jo
         ``rulebook.pair_search.SERIAL_SECONDS`` (most end by then, and then
         return the same query on every run); the threads are capped so that
         their grids of sums take at most ``GRID_MEMORY`` bytes together.
+    condition_cost : float >= 0, default=0.0
+        Objective charged per condition (column constrained): the query of
+        largest ``value - condition_cost * conditions`` is searched for
+        (:func:`condition_cost_of`), exactly: the boxes of one column and
+        of two share one incumbent in penalised values
+        (``_box_kernels.search_boxes``'s ``cost``). 0: the plain objective.
 
     Returns
     -------
     conditions : list of (feature, op, bin)
         The best query found (empty: the root, all rows).
     value : float
+        Its objective (without the cost).
     stats : dict
         As :func:`rulebook.pair_search.pair_search`'s; ``pairs`` counts the
         boxes (one per usable column and one per pair of them) and
-        ``pairs_searched`` those finished.
+        ``pairs_searched`` those finished. With a cost, ``certified_ratio``,
+        ``upper_bound`` and the trace are in penalised values, as there.
     """
     started = time.perf_counter() if started is None else started
+    cost = float(condition_cost)
     boxes = _Boxes(problem)
     value, query = boxes.root_value(), []
-    if seed is not None and float(seed[0]) > value:
+    penalised = value
+    if seed is not None and float(seed[0]) - cost * _n_columns(seed[1]) > penalised:
         value, query = float(seed[0]), list(seed[1])
+        penalised = value - cost * _n_columns(query)
     # Every box is bounded by the root's bound (each output's tight bound
-    # over all rows): what a stopped search reports for the boxes not begun.
+    # over all rows), less the cost of one condition at least: what a
+    # stopped search reports for the boxes not begun.
     root_bound = boxes.root_bound()
+    query_bound = root_bound - cost
     plan = _plan(boxes, problem.max_rule_length)
-    shared = np.array([value, 0.0])  # best value of all threads, stop flag
+    shared = np.array([penalised, 0.0])  # best penalised value of all threads, stop flag
     n_threads = max(1, min(int(n_jobs), len(plan[0]),
                            GRID_MEMORY // max(boxes.grid_bytes, 1)))
-    runs = [_Run(boxes if i == 0 else boxes.fork(), value, query, shared, root_bound)
+    runs = [_Run(boxes if i == 0 else boxes.fork(), value, query, shared, query_bound, cost)
             for i in range(n_threads)]
-    n_threads = _run_all(runs, plan, itertools.count(), deadline, started, root_bound)
+    n_threads = _run_all(runs, plan, itertools.count(), deadline, started, query_bound)
     best = max(runs, key=lambda run: run.best[0])  # the first on ties
     n_boxes = len(plan[0])
+    penalised = float(best.best[0])
     # Once the best value reaches the root's bound, every box is settled.
-    done = n_boxes if best.value >= root_bound else sum(run.boxes_done for run in runs)
-    upper = best.value
+    done = n_boxes if penalised >= query_bound else sum(run.boxes_done for run in runs)
+    upper = penalised
     if done < n_boxes:
         # The unfinished boxes' open ranges, and the boxes not begun, each
-        # bounded by the root's bound.
-        rest = [min(run.open_bound(), root_bound) for run in runs]
+        # bounded by the root's bound, less their conditions' cost.
+        rest = [min(run.open_bound(), query_bound) for run in runs]
         if done + sum(run.box is not None for run in runs) < n_boxes:
-            rest.append(root_bound)
-        upper = max(best.value, max(rest))
+            rest.append(query_bound)
+        upper = max(penalised, max(rest))
     stats = search_stats([run.boxes.state for run in runs], [run.trace for run in runs],
-                         done, n_boxes, best.value, upper, root_bound, started, n_threads)
+                         done, n_boxes, penalised, upper, query_bound, started, n_threads)
+    stats["condition_cost"] = cost
     return best.query, best.value, stats
+
+
+def condition_cost_of(problem, factor):
+    """The objective a condition costs with several outputs: ``factor``
+    times the noise level per condition.
+
+    The noise level is what one more condition lets the largest objective
+    rise on residuals without signal, from the best of the ``P`` queries of
+    one condition to the best of the ``~P^2`` of two (``P`` propositions;
+    for one output :func:`rulebook.pair_search.condition_cost_of`'s ``phi
+    ln(P) / n``, the risk inflation criterion of Foster and George 1994
+    [2]_). An extent's term for output ``k``, ``G_k^2 / (2 n (lambda +
+    H_k))`` (eq. 2.3 of [1]_), is then about ``phi_k chi2_1 / (2 n)``,
+    ``phi_k = (sum_i g_ik^2 / c_i + spread_k) / sum_i h_ik`` the output's
+    dispersion.
+
+    * Single-output head (the maximum over outputs): the largest of ``Q``
+      queries' values is about ``max_k phi_k ln(K Q) / n``; from ``Q = P``
+      to ``P^2`` it rises by ``max_k phi_k ln(P) / n``. The choice of the
+      output is made once a rule, not once a condition, so ``K`` does not
+      enter.
+    * Complete head (the sum): a value is about ``sum_k phi_k Z_k^2 / (2
+      n)``, whose largest of ``Q`` is about ``(sum_k phi_k + 2 |phi|_2
+      sqrt(ln Q) + 2 max_k phi_k ln Q) / (2 n)`` (the tail of Laurent and
+      Massart 2000 [3]_, Lemma 1, at ``x = ln Q``): from ``Q = P`` to
+      ``P^2`` it rises by ``(max_k phi_k ln P + (sqrt 2 - 1) |phi|_2
+      sqrt(ln P)) / n``. The mean ``sum_k phi_k`` is every extent's, a
+      condition's or a pair's alike, so it is not charged.
+
+    On simulated noise (``benchmarks/results/multi_output/
+    session25_noise_level.txt``) the best pair's objective exceeds the
+    best single condition's by 0.8-1.2 times this level for 1-20 outputs.
+
+    Parameters
+    ----------
+    problem : rulebook.search.MultiOutputProblem
+        The round's problem: ``g``, ``h`` (n, K), ``c`` over ``rows``,
+        ``gradient_spread`` (a number, or one per output), ``n_bins``,
+        ``is_nominal``, ``n_total``, ``single_head``.
+    factor : float >= 0
+
+    Returns
+    -------
+    float >= 0
+        ``P`` counts the propositions as for one output: ``x <= t`` and
+        ``x > t`` per cut of a numeric column, ``x == v`` per category of
+        a nominal one. 0 when no output has a Hessian sum above 0.
+
+    References
+    ----------
+    .. [1] Boley, M., Teshuva, S., Le Bodic, P., Webb, G. I. (2021). Better
+       short than greedy: interpretable models through optimal rule
+       boosting. SDM. Section 2.3, eq. 2.3.
+    .. [2] Foster, D. P., George, E. I. (1994). The risk inflation criterion
+       for multiple regression. The Annals of Statistics 22(4), 1947-1975.
+    .. [3] Laurent, B., Massart, P. (2000). Adaptive estimation of a
+       quadratic functional by model selection. The Annals of Statistics
+       28(5), 1302-1338. Section 4.1, Lemma 1.
+    """
+    if not factor > 0:
+        return 0.0
+    rows = problem.rows
+    g, h, c = problem.g[rows], problem.h[rows], problem.c[rows]
+    H = h.sum(axis=0)
+    spread = np.broadcast_to(np.asarray(problem.gradient_spread, np.float64), H.shape)
+    positive = H > 0
+    if not positive.any():
+        return 0.0
+    # Outputs without Hessian mass have no term to fit: no dispersion.
+    phi = np.where(positive, ((g * g / c[:, None]).sum(axis=0) + spread)
+                   / np.where(positive, H, 1.0), 0.0)
+    n_bins = np.asarray(problem.n_bins, np.float64)
+    P = float(np.where(problem.is_nominal, n_bins, 2.0 * np.maximum(n_bins - 1.0, 0.0)).sum())
+    log_p = np.log(max(P, 2.0))
+    level = float(phi.max()) * log_p
+    if not problem.single_head:
+        level += (np.sqrt(2.0) - 1.0) * float(np.sqrt((phi * phi).sum())) * np.sqrt(log_p)
+    cost = factor * level / float(problem.n_total)
+    return cost if np.isfinite(cost) else 0.0
+
+
+def _n_columns(conditions):
+    """Conditions of a query: the columns it constrains."""
+    return len({int(condition[0]) for condition in conditions})
 
 
 # Most bytes of the threads' grids of sums together (one grid a thread:
@@ -402,15 +502,24 @@ def _run_all(runs, plan, taken, deadline, started, root_bound):
 
 
 class _Run:
-    """One thread's search of boxes: its arrays, best query and trace."""
+    """One thread's search of boxes: its arrays, best query and trace.
 
-    def __init__(self, boxes, value, query, shared, root_bound):
+    ``best[0]`` and the shared incumbent are penalised values (value minus
+    ``cost`` per condition), ``value`` the best query's plain value;
+    ``root_bound`` bounds every penalised value of a query of conditions.
+    """
+
+    def __init__(self, boxes, value, query, shared, root_bound, cost=0.0):
         self.boxes, self.shared, self.root_bound = boxes, shared, root_bound
-        self.value, self.query = value, query
-        self.best = np.array([value, 0.0])
+        self.value, self.query, self.cost = value, query, cost
+        self.best = np.array([value - cost * _n_columns(query), 0.0])
         self.found = np.zeros(kernels.STACK_WIDTH, np.int64)
         self.box, self.trace = None, []
         self.boxes_done, self.finished = 0, False
+
+    def box_cost(self, box):
+        """What the conditions of the box's queries cost: one or two."""
+        return self.cost * (1 if box.f is None else 2)
 
     def run(self, plan, taken, deadline, started, report):
         """Search boxes ``next(taken)`` of ``plan`` until none is left, the
@@ -438,7 +547,9 @@ class _Run:
             before = time.perf_counter()
             state = self.boxes.state
             nodes = int(state[kernels.NODES] + state[kernels.PRUNED_OPEN])
-            status = self.boxes.step(self.box, self.best, self.shared, budget, self.found)
+            box_cost = self.box_cost(self.box)
+            status = self.boxes.step(self.box, self.best, self.shared, budget, self.found,
+                                     box_cost)
             now = time.perf_counter()
             used = int(state[kernels.NODES] + state[kernels.PRUNED_OPEN]) - nodes
             if used:
@@ -446,9 +557,10 @@ class _Run:
                                                                               1e-6))))
             if self.best[1]:
                 self.best[1] = 0.0
-                self.value, self.query = float(self.best[0]), self.boxes.query(self.box,
-                                                                               self.found)
-                self.trace.append((int(state[kernels.NODES]), now - started, self.value))
+                self.value = float(self.best[0]) + box_cost
+                self.query = self.boxes.query(self.box, self.found)
+                self.trace.append((int(state[kernels.NODES]), now - started,
+                                   float(self.best[0])))
             if status == kernels.DONE:
                 self.box = None
                 self.boxes_done += 1
@@ -459,4 +571,7 @@ class _Run:
                 report()
 
     def open_bound(self):
-        return self.boxes.open_bound(self.box) if self.box is not None else 0.0
+        """The largest penalised value the unfinished box's open ranges may hold."""
+        if self.box is None:
+            return 0.0
+        return self.boxes.open_bound(self.box) - self.box_cost(self.box)

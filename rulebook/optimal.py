@@ -292,6 +292,11 @@ AUTO_TIME_LIMIT = 2.0
 # quarter of the noise level. Measured with bench_defaults.py (0, 0.1, 0.25
 # and 0.5; benchmarks/README.md, session 24).
 AUTO_CONDITION_COST = 0.25
+# ``condition_cost="auto"`` with several outputs (the exact two-condition
+# search of rulebook.multi_output_search): a condition costs this factor of
+# that search's noise level (multi_output_search.condition_cost_of).
+# Measured with bench_multi_output.py (benchmarks/README.md, session 25).
+AUTO_MULTI_OUTPUT_CONDITION_COST = 0.0
 
 
 def resolve_time_limit(time_limit):
@@ -456,12 +461,14 @@ def optimal_search(problem, *, order="best_first", max_nodes=None, time_limit=No
     if memory_limit is not None and not (_is_number(memory_limit) and memory_limit > 0):
         raise ValueError(f"memory_limit must be a positive number of mebibytes or None; "
                          f"got {memory_limit!r}")
-    pairs = (not isinstance(problem, MultiOutputProblem) and pair_search.applies(problem)
+    multi = isinstance(problem, MultiOutputProblem)
+    pairs = (not multi and pair_search.applies(problem)
              and max_nodes is None and approximation == 1.0)
-    factor = _resolve_condition_cost(condition_cost, pairs)
-    if isinstance(problem, MultiOutputProblem):
+    if multi:
         return _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy,
-                                    shorten, _n_threads(n_jobs))
+                                    shorten, _n_threads(n_jobs),
+                                    _resolve_condition_cost(condition_cost, True, multi=True))
+    factor = _resolve_condition_cost(condition_cost, pairs)
     if pairs:
         # Before the clock starts: a first fit's compiling is not search time.
         prepare_kernels("optimal")
@@ -491,19 +498,23 @@ def _check_condition_cost(condition_cost):
         raise ValueError(f"condition_cost must be a number >= 0 or 'auto'; got {condition_cost!r}")
 
 
-def _resolve_condition_cost(condition_cost, pairs):
+def _resolve_condition_cost(condition_cost, pairs, multi=False):
     """The cost factor of a search: ``"auto"`` is ``AUTO_CONDITION_COST`` for
-    the two-condition search (``pairs``), 0 for the others, which refuse a
-    cost above 0."""
+    the two-condition search of one output (``pairs``),
+    ``AUTO_MULTI_OUTPUT_CONDITION_COST`` for several outputs (``multi``:
+    their search is always the two-condition one, or refused), 0 for the
+    others, which refuse a cost above 0."""
     _check_condition_cost(condition_cost)
     if condition_cost == "auto":
+        if multi:
+            return AUTO_MULTI_OUTPUT_CONDITION_COST
         return AUTO_CONDITION_COST if pairs else 0.0
     if condition_cost > 0 and not pairs:
         raise ValueError(
             f"condition_cost={condition_cost!r} is supported by the search of rules of at most "
-            "2 conditions for one output (max_rule_length 1 or 2, the second-order objective "
-            "with reg_lambda > 0, every proposition allowed, without max_nodes or "
-            "approximation); use condition_cost=0 or 'auto' with other settings.")
+            "2 conditions (max_rule_length 1 or 2, the second-order objective with "
+            "reg_lambda > 0, every proposition allowed, without max_nodes or approximation; "
+            "one output or several); use condition_cost=0 or 'auto' with other settings.")
     return float(condition_cost)
 
 
@@ -527,8 +538,9 @@ def _two_condition_search(problem, time_limit, seed_greedy, shorten, started, n_
 
 
 def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_greedy, shorten,
-                         n_jobs):
-    """``optimal_search`` for several outputs (:mod:`rulebook.multi_output_search`)."""
+                         n_jobs, condition_cost=0.0):
+    """``optimal_search`` for several outputs (:mod:`rulebook.multi_output_search`),
+    ``condition_cost`` a factor of its noise level."""
     if not (multi_output_search.applies(problem) and max_nodes is None
             and approximation == 1.0):
         raise ValueError(
@@ -544,7 +556,8 @@ def _multi_output_search(problem, max_nodes, approximation, time_limit, seed_gre
     deadline = None if time_limit is None else started + time_limit
     conditions, value, stats = multi_output_search.multi_output_search(
         problem, deadline=deadline, seed=_greedy_pair_seed(problem, seed_greedy),
-        started=started, n_jobs=n_jobs)
+        started=started, n_jobs=n_jobs,
+        condition_cost=multi_output_search.condition_cost_of(problem, condition_cost))
     return _two_condition_result(problem, conditions, value, stats, shorten)
 
 

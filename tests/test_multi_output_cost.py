@@ -1,0 +1,196 @@
+"""A cost per condition in the exact two-condition search with several
+outputs (``rulebook.multi_output_search``'s ``condition_cost``), against
+enumeration of every query of at most two conditions, for complete and
+single-output heads; its noise level against its definition."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_multi_output_search import (
+    brute_force,
+    column_conditions,
+    extent_value,
+    multi_output_problems,
+)
+
+from rulebook import multi_output_search as mos
+from rulebook.greedy import greedy_search
+from rulebook.search import MultiOutputProblem
+
+
+def brute_force_penalised(problem, cost):
+    """Largest ``value - cost * columns`` over the root and every query of
+    at most ``max_rule_length`` conditions (a column's condition one)."""
+    rows = np.zeros(len(problem.c), bool)
+    rows[problem.rows] = True
+
+    def value(mask):
+        m = mask & rows
+        return mos.head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0),
+                              problem.n_total, problem.reg_lambda, problem.single_head)
+
+    per_column = [column_conditions(problem, f) for f in range(problem.n_features)]
+    best = value(np.ones(len(rows), bool))
+    for conditions in per_column:
+        for a in conditions:
+            best = max(best, value(a) - cost)
+    if problem.max_rule_length == 2:
+        for i, j in itertools.combinations(range(problem.n_features), 2):
+            for a in per_column[i]:
+                for b in per_column[j]:
+                    best = max(best, value(a & b) - 2.0 * cost)
+    return best
+
+
+def n_columns(conditions):
+    return len({c[0] for c in conditions})
+
+
+def with_limit(problem, limit):
+    """The problem with another length limit (most draws: two, where a
+    pair and a single condition compete)."""
+    problem.max_rule_length = limit
+    return problem
+
+
+@settings(max_examples=300, deadline=None)
+@given(multi_output_problems(integer_stats=True, max_features=4),
+       st.sampled_from([0.0, 0.02, 0.1, 0.3, 1.0, 5.0]), st.booleans(), st.sampled_from([1, 2]),
+       st.sampled_from([1, 2, 2, 2]))
+def test_search_with_a_condition_cost_equals_brute_force(problem, scale, seeded, n_jobs, limit):
+    """The query of largest value less the cost of its columns, against
+    every query of at most two conditions (both heads, 1-4 outputs, seeded
+    by greedy or not, one or two threads); its reported value is its
+    objective, and the finished search is certified."""
+    problem = with_limit(problem, limit)
+    cost = scale * brute_force(problem)
+    expected = brute_force_penalised(problem, cost)
+    seed = None
+    if seeded:
+        greedy = greedy_search(problem)
+        seed = (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
+    conditions, value, stats = mos.multi_output_search(problem, seed=seed, n_jobs=n_jobs,
+                                                       condition_cost=cost)
+    assert value - cost * n_columns(conditions) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert extent_value(problem, conditions) == pytest.approx(value, rel=1e-9, abs=1e-12)
+    assert n_columns(conditions) <= problem.max_rule_length
+    assert stats["certified"] and stats["certified_ratio"] == 1.0
+    assert stats["condition_cost"] == cost
+
+
+@settings(max_examples=200, deadline=None)
+@given(multi_output_problems(max_features=4), st.sampled_from([0.05, 0.3, 1.0]))
+def test_a_stopped_search_with_a_cost_bounds_the_penalised_optimum(problem, scale):
+    """Stopped at once, the search's upper bound is at least the best
+    penalised value of enumeration, and its query's penalised value at most
+    that (an honest certified ratio)."""
+    cost = scale * brute_force(problem)
+    expected = brute_force_penalised(problem, cost)
+    conditions, value, stats = mos.multi_output_search(problem, deadline=time.perf_counter(),
+                                                       condition_cost=cost)
+    penalised = value - cost * n_columns(conditions)
+    assert penalised <= expected + 1e-9 * max(1.0, abs(expected))
+    assert stats["upper_bound"] >= expected - 1e-9 * max(1.0, abs(expected))
+
+
+@settings(max_examples=100, deadline=None)
+@given(multi_output_problems())
+def test_a_zero_cost_is_the_plain_search(problem):
+    """``condition_cost=0`` returns the plain search's query and value, to the bit."""
+    plain = mos.multi_output_search(problem)
+    priced = mos.multi_output_search(problem, condition_cost=0.0)
+    assert plain[0] == priced[0] and plain[1] == priced[1]
+    assert priced[2]["condition_cost"] == 0.0
+
+
+def noise_problem(seed, n, d, n_bins, K, single, scales, limit):
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.integers(0, n_bins, (n, d)).astype(np.uint16))
+    g = rng.normal(size=(n, K)) * scales
+    g -= g.mean(axis=0)
+    return MultiOutputProblem(
+        X_binned=X, n_bins=np.full(d, n_bins), is_nominal=np.zeros(d, bool),
+        g=np.ascontiguousarray(g), h=np.ones((n, K)), c=np.ones(n), rows=np.arange(n),
+        reg_lambda=1e-6, objective=2, max_rule_length=limit, single_head=single)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_condition_cost_is_a_factor_of_the_noise_level(single):
+    """The formula of ``condition_cost_of``, written out: P propositions
+    (two per cut of a numeric column, one per category of a nominal one),
+    each output's dispersion with the rows' counts and the spread."""
+    rng = np.random.default_rng(3)
+    n, K = 40, 3
+    c = rng.choice([1.0, 2.0], n)
+    g = rng.normal(size=(n, K)) * c[:, None] * [1.0, 2.0, 0.5]
+    h = rng.random((n, K)) * c[:, None]
+    rows = np.arange(5, n)
+    spread = np.array([0.5, 0.0, 1.0])
+    problem = MultiOutputProblem(
+        X_binned=np.zeros((n, 2), np.uint16, order="F"), n_bins=np.array([7, 4]),
+        is_nominal=np.array([False, True]), g=g, h=h, c=c, rows=rows, reg_lambda=1.0,
+        objective=2, max_rule_length=2, single_head=single, gradient_spread=spread)
+    phi = np.array([((g[rows, k] ** 2 / c[rows]).sum() + spread[k]) / h[rows, k].sum()
+                    for k in range(K)])
+    P = 2 * 6 + 4
+    level = phi.max() * np.log(P)
+    if not single:
+        level += (np.sqrt(2) - 1) * np.linalg.norm(phi) * np.sqrt(np.log(P))
+    n_total = c[rows].sum()
+    assert mos.condition_cost_of(problem, 0.25) == pytest.approx(0.25 * level / n_total,
+                                                                 rel=1e-12)
+    assert mos.condition_cost_of(problem, 0.0) == 0.0
+
+
+@pytest.mark.parametrize("single,K,spread", [(True, 6, 1.0), (False, 6, 1.0),
+                                             (False, 12, 4.0), (True, 12, 4.0)])
+def test_noise_level_is_what_a_second_condition_adds_on_noise(single, K, spread):
+    """On residuals without signal (8 columns of 32 bins, 1,000 rows), the
+    best pair's objective exceeds the best single condition's by about the
+    noise level (between half and twice it, over four draws)."""
+    scales = np.geomspace(1.0, spread, K)
+    rises, levels = [], []
+    for seed in range(4):
+        one = noise_problem(seed, 1000, 8, 32, K, single, scales, 1)
+        two = noise_problem(seed, 1000, 8, 32, K, single, scales, 2)
+        rises.append(mos.multi_output_search(two)[1] - mos.multi_output_search(one)[1])
+        levels.append(mos.condition_cost_of(two, 1.0))
+    assert 0.5 < np.mean(rises) / np.mean(levels) < 2.0
+
+
+def test_optimal_learner_takes_a_cost_with_several_outputs():
+    """``OptimalLearner(condition_cost=x)`` prices conditions with several
+    outputs (x times the noise level); ``"auto"`` is
+    ``AUTO_MULTI_OUTPUT_CONDITION_COST`` times it; longer rules are still
+    refused."""
+    from rulebook import OptimalLearner
+    from rulebook.optimal import AUTO_MULTI_OUTPUT_CONDITION_COST
+
+    problem = noise_problem(0, 200, 3, 8, 3, False, np.ones(3), 2)
+    result = OptimalLearner(condition_cost=0.5, n_jobs=1, time_limit=None).search(problem)
+    assert result.stats["condition_cost"] == mos.condition_cost_of(problem, 0.5) > 0
+    auto = OptimalLearner(n_jobs=1, time_limit=None).search(problem)
+    assert auto.stats["condition_cost"] == mos.condition_cost_of(
+        problem, AUTO_MULTI_OUTPUT_CONDITION_COST)
+    problem.max_rule_length = 3
+    with pytest.raises(ValueError, match="searches rules of at most 2 conditions"):
+        OptimalLearner(condition_cost=0.5).search(problem)
+
+
+def test_a_fit_records_the_cost_of_each_round():
+    """A multi-label fit with a cost: ``history_["condition_cost"]`` is each
+    round's noise level times the factor, above 0."""
+    from rulebook import OptimalLearner, RuleBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    Y = np.column_stack([X[:, 0] + rng.normal(size=150) > 0, X[:, 1] > 0.5]).astype(int)
+    model = RuleBoostingClassifier(n_rules=3, learner=OptimalLearner(condition_cost=1.0,
+                                                                       n_jobs=1),
+                                   verbose=0).fit(X, Y)
+    costs = model.history_["condition_cost"].iloc[1:]
+    assert len(costs) >= 1 and (costs > 0).all()
