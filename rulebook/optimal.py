@@ -154,8 +154,14 @@ class OptimalLearner:
         conditions, one output), chosen with ``benchmarks/bench_defaults.py``
         (``benchmarks/README.md``, session 24: rules no longer than greedy's
         on all 28 datasets, mean test score at least greedy's on 23, and on
-        8 held-out tasks at least the plain objective's); 0 for the other
-        searches (longer rules, the paper's propositions, several outputs),
+        8 held-out tasks at least the plain objective's);
+        ``AUTO_MULTI_OUTPUT_CONDITION_COST`` = 0 for several outputs:
+        their search takes a cost (in units of its own noise level per
+        condition, :func:`rulebook.multi_output_search.condition_cost_of`),
+        but 0.25 and 1 did not make the multi-label and multi-output
+        benchmarks better than the plain objective
+        (``benchmarks/bench_multi_output.py``; ``docs/multi_output.md``);
+        0 for the other searches (longer rules, the paper's propositions),
         which support no cost yet. 0: the plain objective of [1]_. A fit
         stops, with a warning, once no query's objective exceeds the cost
         of its conditions.
@@ -294,8 +300,11 @@ AUTO_TIME_LIMIT = 2.0
 AUTO_CONDITION_COST = 0.25
 # ``condition_cost="auto"`` with several outputs (the exact two-condition
 # search of rulebook.multi_output_search): a condition costs this factor of
-# that search's noise level (multi_output_search.condition_cost_of).
-# Measured with bench_multi_output.py (benchmarks/README.md, session 25).
+# that search's noise level (multi_output_search.condition_cost_of). 0: on
+# emotions, yeast, atp7d and enron (bench_multi_output.py, 5 splits, 10
+# rules) 0.25 left the optimal learner at least greedy's measure on 14 of
+# 20 comparisons as the plain objective (0) did, and 1 on 10; no round was
+# certified sooner (benchmarks/README.md, session 25).
 AUTO_MULTI_OUTPUT_CONDITION_COST = 0.0
 
 

@@ -73,8 +73,15 @@ def test_search_with_a_condition_cost_equals_brute_force(problem, scale, seeded,
     if seeded:
         greedy = greedy_search(problem)
         seed = (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
-    conditions, value, stats = mos.multi_output_search(problem, seed=seed, n_jobs=n_jobs,
-                                                       condition_cost=cost)
+    from rulebook import pair_search
+
+    saved = pair_search.SERIAL_SECONDS
+    pair_search.SERIAL_SECONDS = 0.0 if n_jobs > 1 else saved  # the pool from the first box
+    try:
+        conditions, value, stats = mos.multi_output_search(problem, seed=seed, n_jobs=n_jobs,
+                                                           condition_cost=cost)
+    finally:
+        pair_search.SERIAL_SECONDS = saved
     assert value - cost * n_columns(conditions) == pytest.approx(expected, rel=1e-9, abs=1e-12)
     assert extent_value(problem, conditions) == pytest.approx(value, rel=1e-9, abs=1e-12)
     assert n_columns(conditions) <= problem.max_rule_length
@@ -105,6 +112,29 @@ def test_a_zero_cost_is_the_plain_search(problem):
     priced = mos.multi_output_search(problem, condition_cost=0.0)
     assert plain[0] == priced[0] and plain[1] == priced[1]
     assert priced[2]["condition_cost"] == 0.0
+
+
+def test_threads_stopped_with_a_cost_report_an_honest_bound(monkeypatch):
+    """Two threads stopped by the deadline: the upper bound (penalised) is
+    at least the finished search's best penalised value, which one thread
+    finds too."""
+    from rulebook import pair_search
+
+    monkeypatch.setattr(pair_search, "SERIAL_SECONDS", 0.0)
+    for single in (False, True):
+        problem = noise_problem(1, 2000, 12, 120, 4, single, np.ones(4), 2)
+        problem.g[problem.X_binned[:, 0] < 30, 0] += 0.5  # some signal
+        cost = mos.condition_cost_of(problem, 1.0)
+        conditions, value, full = mos.multi_output_search(problem, n_jobs=2,
+                                                          condition_cost=cost)
+        best = value - cost * n_columns(conditions)
+        assert full["certified"]
+        one, value_one, _ = mos.multi_output_search(problem, n_jobs=1, condition_cost=cost)
+        assert value_one - cost * n_columns(one) == pytest.approx(best, rel=1e-12)
+        conditions, value, stopped = mos.multi_output_search(
+            problem, deadline=time.perf_counter() + 0.05, n_jobs=2, condition_cost=cost)
+        assert stopped["upper_bound"] >= best * (1 - 1e-12)
+        assert value - cost * n_columns(conditions) <= best * (1 + 1e-12)
 
 
 def noise_problem(seed, n, d, n_bins, K, single, scales, limit):
