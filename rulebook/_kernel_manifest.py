@@ -98,32 +98,38 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
- 'optimal': (('rulebook.objectives:_objective',
-              0.06,
+ 'optimal': (('rulebook._bnb_extents:ratio_sort_keys',
+              0.25,
+              (),
+              ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
+               'False, aligned=True))',)),
+             ('rulebook.objectives:_objective',
+              0.07,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.15,
+              0.18,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.24,
+              0.38,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.28,
+              0.27,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              0.51,
+              0.66,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
@@ -136,31 +142,39 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(uint16, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.11,
+              0.13,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:column_sums',
-              0.1,
+              0.27,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.2,
+              0.17,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.01, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.02, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:best_interval',
-              0.28,
+              0.34,
               ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
+             ('rulebook._pair_kernels:best_priced_interval',
+              0.41,
+              ('rulebook._pair_kernels:_hull_add',
+               'rulebook._pair_kernels:_value',
+               'rulebook._pair_kernels:best_interval'),
+              ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+               "aligned=True), int64, float64, float64, float64, Array(int64, 2, 'C', False, "
+               "aligned=True), Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.06,
+              0.07,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
@@ -170,103 +184,116 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.09,
+              0.1,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.27,
+              0.45,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.09,
+              0.11,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.36,
+              0.39,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
                "Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-               "aligned=True), Array(float64, 3, 'C', False, aligned=True))",)),
+               "aligned=True), Array(float64, 3, 'C', False, aligned=True), Array(float64, 2, 'C', "
+               'False, aligned=True))',)),
              ('rulebook._pair_kernels:_node_sums',
-              0.28,
+              0.33,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.03,
+              0.04,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.1,
-              ('rulebook._pair_kernels:best_interval', 'rulebook._pair_kernels:best_set'),
+              0.16,
+              ('rulebook._pair_kernels:best_priced_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-               "aligned=True), int64, bool, float64, float64, Array(int64, 2, 'C', False, "
+               "aligned=True), int64, bool, float64, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
+             ('rulebook._pair_kernels:_c_price',
+              0.03,
+              (),
+              ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_members_c',
-              0.05,
+              0.06,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.06,
+              0.07,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
+             ('rulebook._pair_kernels:_free_ratio',
+              0.26,
+              (),
+              ("(bool, int64, int64, int64, int64, int64, Array(float64, 2, 'C', False, "
+               'aligned=True), int64)',)),
              ('rulebook._pair_kernels:_split',
-              0.17,
+              0.2,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              0.68,
-              ('rulebook._pair_kernels:_expressible',
+              0.99,
+              ('rulebook._pair_kernels:_c_price',
+               'rulebook._pair_kernels:_expressible',
+               'rulebook._pair_kernels:_free_ratio',
                'rulebook._pair_kernels:_members_c',
                'rulebook._pair_kernels:_members_f',
                'rulebook._pair_kernels:_node_sums',
                'rulebook._pair_kernels:_solve_f',
                'rulebook._pair_kernels:_split'),
-              ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, bool, float64, "
-               "float64, Array(int64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
-               "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
-               "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
-               "Array(bool, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
-               "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', "
-               "False, aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, "
-               "1, 'C', False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
+              ("(Array(float64, 3, 'C', False, aligned=True), Array(float64, 2, 'C', False, "
+               'aligned=True), int64, int64, bool, bool, float64, float64, float64, Array(int64, '
+               "2, 'C', False, aligned=True), Array(float64, 1, 'C', False, aligned=True), "
+               "Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+               "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
+               "'C', False, aligned=True), Array(bool, 1, 'C', False, aligned=True), "
+               "Array(float64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
+               "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
+               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.09,
+              0.13,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:_prefix_counts',
-              0.05,
+              0.07,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
                'False, aligned=True))',)),
              ('rulebook._search_kernels:_satisfying',
-              0.05,
+              0.06,
               (),
               ('(int64, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:_implied_candidates',
-              0.25,
+              0.46,
               ('rulebook._search_kernels:_satisfying',),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, "
                "Array(int64, 1, 'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:_outside_rows',
-              0.13,
+              0.17,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -274,14 +301,14 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:_fewest_outside',
-              0.08,
+              0.1,
               ('rulebook._search_kernels:_satisfying',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:greedy_cover',
-              1.05,
+              1.03,
               ('rulebook._search_kernels:_fewest_outside',
                'rulebook._search_kernels:_implied_candidates',
                'rulebook._search_kernels:_outside_rows',
@@ -295,7 +322,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:redundant',
-              0.18,
+              0.2,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "

@@ -96,6 +96,63 @@ def best_interval(G, H, nb, n2, lam, hull, prefix, stop=np.inf):
     return best, lo, hi
 
 
+@jit
+def best_priced_interval(G, H, nb, n2, lam, extra, hull, prefix, stop=np.inf):
+    """Best interval of bins by its value less ``extra`` if it has two
+    thresholds (``lo > 0`` and ``hi < nb - 1``: ``a < x <= b``).
+
+    As ``best_interval`` (same arguments, SCRATCH and early stop on the
+    penalised value), with the prefix point 0 (``x <= t``, one threshold)
+    evaluated apart and the hull kept over the points ``1..t`` of the
+    two-threshold intervals ending at ``t``: the maximum of the convex
+    ``f_t`` over those points is at a vertex of their own hull, which the
+    point 0 could otherwise hide. ``t = nb - 1`` (``x > t``) is one
+    threshold. ``extra == 0`` is ``best_interval`` itself.
+
+    Returns (penalised value, value, lo, hi); (0.0, 0.0, -1, -1) when
+    ``nb < 2``.
+    """
+    if extra == 0.0:
+        v, lo, hi = best_interval(G, H, nb, n2, lam, hull, prefix, stop)
+        return v, v, lo, hi
+    if nb < 2:
+        return 0.0, 0.0, -1, -1
+    best, raw, lo, hi = -np.inf, -1.0, -1, -1
+    prefix[0, 0] = 0.0
+    prefix[1, 0] = 0.0
+    for b in range(nb):
+        prefix[0, b + 1] = prefix[0, b] + G[b]
+        prefix[1, b + 1] = prefix[1, b] + H[b]
+    n_up, n_low = 0, 0
+    for t in range(nb - 1):
+        v = _value(prefix[0, t + 1], prefix[1, t + 1], n2, lam)
+        if v > best:
+            best, raw, lo, hi = v, v, 0, t
+            if best > stop:
+                return best, raw, lo, hi
+        if t == 0:
+            continue
+        n_up = _hull_add(hull, 0, n_up, t, prefix, 1.0)
+        n_low = _hull_add(hull, 1, n_low, t, prefix, -1.0)
+        for side in range(2):
+            for j in range(n_up if side == 0 else n_low):
+                p = hull[side, j]
+                v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p],
+                           n2, lam)
+                if v - extra > best:
+                    best, raw, lo, hi = v - extra, v, p, t
+                    if best > stop:
+                        return best, raw, lo, hi
+    t = nb - 1
+    for p in range(1, nb):
+        v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p], n2, lam)
+        if v > best:
+            best, raw, lo, hi = v, v, p, t
+            if best > stop:
+                return best, raw, lo, hi
+    return best, raw, lo, hi
+
+
 @jit_helper
 def _hull_add(hull, side, n, p, prefix, sign):
     # Add prefix point p (x = prefix[1, p], y = sign * prefix[0, p]) to the
@@ -203,12 +260,15 @@ def column_sums(x, g, h, nb, out):
 
 
 @jit
-def pair_grid(xc, xf, position, Bc, Bf, g, h, cum):
+def pair_grid(xc, xf, position, Bc, Bf, g, h, cum, ratio_max):
     """OUT cum (4, Bc + 1, Bf): sums over the cells of the rows with both
     columns non-missing, cumulative over the positions of c's bins
     (``position[bin]``): cum[k, p, b] sums the cells of positions < p and
     bin b of f, for k = 0 g, 1 h, 2 the positive part of each cell's g,
-    3 its negative part."""
+    3 its negative part. OUT ratio_max (2, Bc): per position of c, the
+    largest ``g / h`` of its cells of positive g (row 0) and ``-g / h`` of
+    those of negative g (row 1); ``inf`` for such a cell with ``h == 0``,
+    0 when there is none."""
     for k in range(4):
         for p in range(Bc + 1):
             for b in range(Bf):
@@ -220,6 +280,15 @@ def pair_grid(xc, xf, position, Bc, Bf, g, h, cum):
             cum[0, p, b] += g[r]
             cum[1, p, b] += h[r]
     for p in range(1, Bc + 1):
+        ratio_max[0, p - 1] = 0.0
+        ratio_max[1, p - 1] = 0.0
+        for b in range(Bf):
+            cell, cell_h = cum[0, p, b], cum[1, p, b]
+            if cell != 0.0:
+                ratio = abs(cell) / cell_h if cell_h > 0.0 else np.inf
+                side = 0 if cell > 0.0 else 1
+                ratio_max[side, p - 1] = max(ratio_max[side, p - 1], ratio)
+    for p in range(1, Bc + 1):
         for b in range(Bf):
             cell = cum[0, p, b]
             cum[2, p, b] = cum[2, p - 1, b] + max(cell, 0.0)
@@ -229,18 +298,20 @@ def pair_grid(xc, xf, position, Bc, Bf, g, h, cum):
 
 
 @jit_helper
-def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
-    # Best condition on f for per-bin sums G, H: (value, a, b) with (a, b)
-    # = (lo, hi) bins of an interval, or (kind, size) of ``best_set``;
-    # returns early once above stop.
+def _solve_f(G, H, Bf, f_nominal, n2, lam, extra, hull, prefix, keys, order, stop):
+    # Best condition on f for per-bin sums G, H: (penalised value, value, a,
+    # b) with (a, b) = (lo, hi) bins of an interval (less ``extra`` if it
+    # has two thresholds), or (kind, size) of ``best_set``; returns early
+    # once above stop.
     if f_nominal:
-        return best_set(G, H, Bf, n2, lam, keys, order, stop)
-    return best_interval(G, H, Bf, n2, lam, hull, prefix, stop)
+        v, kind, size = best_set(G, H, Bf, n2, lam, keys, order, stop)
+        return v, v, kind, size
+    return best_priced_interval(G, H, Bf, n2, lam, extra, hull, prefix, stop)
 
 
 @jit
-def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state, best,
-                shared, budget, in_c, in_f, work, hull, prefix, keys, order):
+def search_pair(cum, ratio_max, Bc, Bf, c_nominal, f_nominal, n2, lam, extra, stack, bounds,
+                state, best, shared, budget, in_c, in_f, work, hull, prefix, keys, order):
     """Branch and bound over the conditions on c, each solved on f.
 
     A node is a range of conditions on c: for numeric c the intervals of
@@ -254,20 +325,31 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
     the cells between inner and outer. Any condition of the node, with any
     condition ``J`` on f, has ``G`` between ``A_G(J) + N(J)`` and
     ``A_G(J) + P(J)`` and ``H >= A_H(J)``, so its value is at most the best
-    condition on f for the sums ``(A_G + P, A_H)`` or ``(A_G + N, A_H)``:
-    the node's bound, exact once inner = outer (a single condition,
-    solved exactly on f). Nodes whose bound is at most ``best[0]`` are
-    pruned, the others split in two (the wider range halved; the next
+    condition on f for the sums ``(A_G + P, A_H)`` or ``(A_G + N, A_H)``.
+    Tighter, as the cells between bring their h: a cell of g > 0 has
+    ``h >= g / r`` with ``r`` the largest such ratio between inner and
+    outer (``ratio_max``), so a condition taking ``X`` of ``P`` has
+    ``H >= A_H + X / r``; ``(A_G + X)^2 / (lam + A_H + X / r)`` is convex
+    in ``X``, so its largest is at ``X = 0`` or ``X = P``: the bound is
+    the best condition on f for ``(A_G + P, A_H + P / r)``, ``(A_G + N,
+    A_H - N / r')`` or ``(A_G, A_H)``: the node's bound, exact once inner = outer (a single condition,
+    solved exactly on f). With ``extra > 0`` a pair's value is less
+    ``extra`` per numeric interval with two thresholds (``a < x <= b``),
+    on c or on f: the bound takes off ``extra`` for c when no condition
+    of the node has one threshold, and f's best condition is solved with
+    its price (``best_priced_interval``). Nodes whose bound is at most
+    ``best[0]`` are pruned, the others split in two (the wider range halved; the next
     category in or out). Depth first from ``stack[:state[TOP]]``, at most
     ``budget`` nodes per call.
 
     IN/OUT: stack (S, 4) int64 and bounds (S,) (a node's parent bound, for
-    the anytime upper bound), state, best[0] (this thread's best value,
-    raised on improvement; then in_c[:Bc] holds the positions of c and
-    in_f[:Bf] the bins of f of the best pair, and best[1] = 1.0),
+    the anytime upper bound), state, best[0] (this thread's best penalised
+    value, raised on improvement; then in_c[:Bc] holds the positions of c
+    and in_f[:Bf] the bins of f of the best pair, best[1] = 1.0 and best[2]
+    its value without the price),
     shared[0] (the best value of all threads, read at every node and
     raised on improvement: a lost update between threads only weakens
-    pruning). SCRATCH: work (5, Bf), hull (2, Bf + 1) int64, prefix
+    pruning). SCRATCH: work (6, Bf), hull (2, Bf + 1) int64, prefix
     (2, Bf + 1), keys (Bf,), order (Bf,) int64.
 
     Returns DONE (stack empty) or BATCH (budget spent).
@@ -288,11 +370,13 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
         if _node_sums(cum, Bc, Bf, c_nominal, a0, a1, b0, b1, work):
             if _expressible(c_nominal, Bc, a0, a1, b0, b1):
                 state[LEAVES] += 1
-                v, x, y = _solve_f(work[0], work[1], Bf, f_nominal, n2, lam, hull, prefix,
-                                   keys, order, np.inf)
+                v, raw, x, y = _solve_f(work[0], work[1], Bf, f_nominal, n2, lam, extra, hull,
+                                        prefix, keys, order, np.inf)
+                v -= extra * _c_price(c_nominal, Bc, a0, a1, b0, b1)
                 if v > threshold:
                     best[0] = v
                     best[1] = 1.0
+                    best[2] = raw
                     if v > shared[0]:
                         shared[0] = v
                     _members_c(c_nominal, Bc, a0, a1, b0, b1, in_c)
@@ -302,16 +386,29 @@ def search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds, state
         # then not pruned, and its halves keep the bound inherited
         # (admissible, looser). A pair's root (no bound yet) is bounded in
         # full, which bounds the pair while it is searched.
-        upper = 0.0
+        upper = -np.inf
         inherited = bounds[top]
-        stop = threshold if inherited < np.inf else np.inf
-        for side in range(2):  # A_G + P, then A_G + N
-            for b in range(Bf):
-                work[4, b] = work[0, b] + work[2 + side, b]
-            v, _, _ = _solve_f(work[4], work[1], Bf, f_nominal, n2, lam, hull, prefix, keys,
-                               order, stop)
-            upper = max(upper, v)
-            if upper > stop:
+        # The node's least price on c: none while it holds a one-sided
+        # condition (s = -1 or t = Bc - 1).
+        c_price = extra * _c_price(c_nominal, Bc, a0, a0, b1, b1)
+        stop = threshold + c_price if inherited < np.inf else np.inf
+        # Without inner rows (nominal: none in; numeric: s1 >= t0) A_G alone
+        # is 0, which the other two sides' values already reach.
+        sides = 2 if ((a1 == 0) if c_nominal else (a1 >= b0)) else 3
+        for side in range(sides):  # A_G + P, then A_G + N, then A_G alone
+            if side < 2:
+                r = _free_ratio(c_nominal, Bc, a0, a1, b0, b1, ratio_max, side)
+                for b in range(Bf):
+                    work[4, b] = work[0, b] + work[2 + side, b]
+                    work[5, b] = work[1, b] + abs(work[2 + side, b]) / r
+            else:
+                for b in range(Bf):
+                    work[4, b] = work[0, b]
+                    work[5, b] = work[1, b]
+            v, _, _, _ = _solve_f(work[4], work[5], Bf, f_nominal, n2, lam, extra, hull,
+                                  prefix, keys, order, stop)
+            upper = max(upper, v - c_price)
+            if v > stop:
                 upper = inherited
                 break
         if upper <= threshold:
@@ -349,6 +446,33 @@ def _node_sums(cum, Bc, Bf, c_nominal, a0, a1, b0, b1, work):
         work[2, b] = cum[2, t1 + 1, b] - cum[2, s0 + 1, b] - work[2, b]
         work[3, b] = cum[3, t1 + 1, b] - cum[3, s0 + 1, b] - work[3, b]
     return s0 == s1 and t0 == t1
+
+
+@jit_helper
+def _free_ratio(c_nominal, Bc, a0, a1, b0, b1, ratio_max, side):
+    # Largest ratio_max[side] over the positions between a node's inner and
+    # outer rows (see search_pair); inf if it is 0 (no such cell: P or N is
+    # then 0, and P / inf adds nothing).
+    r = 0.0
+    if c_nominal:
+        for p in range(a0, Bc):
+            r = max(r, ratio_max[side, p])
+    else:
+        s0, s1, t0, t1 = a0, a1, b0, b1
+        for p in range(s0 + 1, t1 + 1):
+            if not (s1 < t0 and s1 < p <= t0):
+                r = max(r, ratio_max[side, p])
+    return r if r > 0.0 else np.inf
+
+
+@jit_helper
+def _c_price(c_nominal, Bc, a0, a1, b0, b1):
+    # 1 when every condition of c's range s0..s1, t0..t1 has two thresholds
+    # (s0 >= 0 and t1 < Bc - 1; called with (s0, s0, t1, t1) for a range's
+    # least), else 0; a nominal c's set is priced as one condition.
+    if c_nominal:
+        return 0.0
+    return 1.0 if a0 >= 0 and b1 < Bc - 1 else 0.0
 
 
 @jit_helper

@@ -232,9 +232,10 @@ def _add_model_arguments(command):
     command.add_argument(
         "--condition-cost", type=_condition_cost, default=argparse.SUPPRESS,
         metavar="FACTOR|auto",
-        help="what a condition costs the optimal learner's rule, in multiples of the noise "
-             "level: a second condition must add that much objective; 0 searches the "
-             "paper's plain objective, 'auto' is the learner's default "
+        help="what a threshold costs the optimal learner's rule, in multiples of the noise "
+             "level (an interval a < x <= b has two): a second condition or a second end "
+             "must add that much objective; 0 searches the paper's plain objective, 'auto' "
+             "is the learner's default "
              f"(default {_shown(_optimal_default('condition_cost'))})")
 
 

@@ -13,6 +13,14 @@ pair of columns. This module finds the best one exactly on the fine bins
   single condition (``search_pair``): Quant-BnB's idea of branching over
   ranges of thresholds (Mazumder et al. 2022), on the sums per cell of
   the pair's bins. The column with fewer conditions is the one branched on.
+  A range's optimistic sums take the cells it is not sure of with the
+  least curvature their gradients allow (each cell's ``h >= |g| / r``, r the
+  largest ratio among them), which prunes most ranges near the root.
+
+With ``condition_cost`` the query of largest objective less the cost of its
+thresholds is searched, exactly (:func:`priced_conditions`): an interval
+``a < x <= b`` pays twice, a one-sided condition or a set of categories
+once.
 
 It serves :func:`rulebook.optimal.optimal_search` for the second-order
 objective with ``reg_lambda > 0``, ``max_rule_length`` 1 or 2 and every
@@ -110,8 +118,9 @@ def _conditions(feature, nominal, nb, members):
 class _Columns:
     """The active rows' bin codes and statistics, shared by the workers."""
 
-    def __init__(self, problem):
+    def __init__(self, problem, cost=0.0):
         rows = problem.rows
+        self.cost = float(cost)  # the price of an interval's second threshold
         self.X = np.asfortranarray(problem.X_binned[rows]).astype(np.int64)
         self.g, self.h = problem.g[rows], problem.h[rows]
         self.n2 = 2.0 * problem.n_total
@@ -129,13 +138,14 @@ class _Columns:
         return G * G / (self.n2 * (self.lam + H))
 
     def singles(self):
-        """Each column's best condition: ``(values, best value, its conditions)``."""
+        """Each column's best condition: ``(values, best value, its conditions)``;
+        with a cost, the best by value less the cost of its thresholds."""
         B = self.B
         sums, members = np.empty((2, B)), np.empty(B, np.bool_)
         hull, prefix = np.empty((2, B + 1), np.int64), np.empty((2, B + 1))
         keys, order = np.empty(B), np.empty(B, np.int64)
         values = np.zeros(len(self.n_bins))
-        best, query = -np.inf, []
+        best, best_value, query = -np.inf, -np.inf, []
         for f in range(len(self.n_bins)):
             if not self.usable(f):
                 continue
@@ -145,18 +155,20 @@ class _Columns:
                 # stop given, as the search passes it: one compiled version.
                 value, kind, size = kernels.best_set(sums[0], sums[1], nb, self.n2, self.lam,
                                                      keys, order, np.inf)
+                penalised = value
                 kernels.set_members(kind, size, order, nb, members)
             else:
-                value, lo, hi = kernels.best_interval(sums[0], sums[1], nb, self.n2, self.lam,
-                                                      hull, prefix, np.inf)
+                penalised, value, lo, hi = kernels.best_priced_interval(
+                    sums[0], sums[1], nb, self.n2, self.lam, self.cost, hull, prefix, np.inf)
                 members[:nb] = False
                 members[lo: hi + 1] = True
             if not members[:nb].any():  # no condition has a number (NaN statistics)
                 continue
             values[f] = value
-            if value > best:
-                best, query = value, _conditions(f, self.nominal[f], nb, members)
-        return values, best, query
+            if penalised > best:
+                best, best_value = penalised, value
+                query = _conditions(f, self.nominal[f], nb, members)
+        return values, best_value, query
 
     def pairs(self, singles):
         """``(c, f)`` per pair of usable columns, c the one branched on
@@ -181,12 +193,13 @@ class _Worker:
     def __init__(self, columns, value, query, shared):
         self.columns, self.shared = columns, shared
         B = columns.B
-        self.scratch = (np.empty((5, B)), np.empty((2, B + 1), np.int64),
+        self.scratch = (np.empty((6, B)), np.empty((2, B + 1), np.int64),
                         np.empty((2, B + 1)), np.empty(B), np.empty(B, np.int64))
         # Sums per cell of the current pair: one buffer for the widest pair,
         # reused by every pair of every round (about 2 MB at 255 bins).
         self.cum_buffer = np.empty(4 * (B + 1) * B)
-        self.best = np.array([value, 0.0])
+        self.ratio_buffer = np.empty(2 * B)
+        self.best = np.array([value, 0.0, np.nan])  # penalised, found, value
         self.query = list(query)
         self.state = np.zeros(kernels.N_STATE, np.int64)
         self.pair = None
@@ -209,8 +222,9 @@ class _Worker:
             position[rank] = np.arange(Bc)
         self.bin_of = np.argsort(position[:Bc], kind="stable")  # position -> bin
         self.cum = self.cum_buffer[:4 * (Bc + 1) * Bf].reshape(4, Bc + 1, Bf)
+        self.ratio_max = self.ratio_buffer[:2 * Bc].reshape(2, Bc)
         kernels.pair_grid(cols.X[:, c], cols.X[:, f], position, Bc, Bf, cols.g, cols.h,
-                          self.cum)
+                          self.cum, self.ratio_max)
         depth = 4 * (Bc + 2)
         self.stack = np.empty((depth, kernels.STACK_WIDTH), np.int64)
         self.bounds = np.empty(depth)
@@ -225,8 +239,9 @@ class _Worker:
         """One kernel call on the current pair; returns DONE or BATCH."""
         c, f, Bc, Bf = self.pair
         cols = self.columns
-        status = kernels.search_pair(self.cum, Bc, Bf, bool(cols.nominal[c]),
-                                     bool(cols.nominal[f]), cols.n2, cols.lam, self.stack,
+        status = kernels.search_pair(self.cum, self.ratio_max, Bc, Bf, bool(cols.nominal[c]),
+                                     bool(cols.nominal[f]), cols.n2, cols.lam, cols.cost,
+                                     self.stack,
                                      self.bounds, self.state, self.best, self.shared, budget,
                                      self.in_c, self.in_f, *self.scratch)
         if self.best[1]:
@@ -296,11 +311,13 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     n_jobs : int >= 1
         Threads; each searches whole pairs, all share the best value.
     condition_cost : float >= 0
-        Objective charged per condition (column constrained): the query
-        of largest ``value - condition_cost * conditions`` is searched for
-        (:func:`condition_cost_of`), exactly: a pair must beat the best
-        query of fewer conditions by the cost it adds. 0: the plain
-        objective (Boley et al. 2021).
+        Objective charged per condition, where each threshold of a numeric
+        column is one (an interval ``a < x <= b`` pays twice) and a nominal
+        column's set of categories one (:func:`priced_conditions`): the
+        query of largest ``value - condition_cost * conditions`` is
+        searched for (:func:`condition_cost_of`), exactly: a pair or an
+        interval must beat the best query of fewer thresholds by the cost
+        it adds. 0: the plain objective (Boley et al. 2021).
 
     Returns
     -------
@@ -322,7 +339,8 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
         value, upper bound), ...)``.
     """
     started = time.perf_counter() if started is None else started
-    columns = _Columns(problem)
+    cost = float(condition_cost)
+    columns = _Columns(problem, cost)
     singles, value, query = columns.singles()
     candidates = [(columns.root_value(), [])]
     if seed is not None:
@@ -331,16 +349,16 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     # The first on ties. A NaN value (from NaN statistics) is never chosen:
     # with none a number, the empty query, its value NaN, and the kernels'
     # incumbent 0 (every value is >= 0; their "no condition" is -1).
-    cost = float(condition_cost)
     value, query = max(candidates,
-                       key=lambda found: _ranked(found[0] - cost * _n_columns(found[1])))
+                       key=lambda found: _ranked(found[0] - cost * priced_conditions(found[1])))
     if np.isnan(value):
         value, query = 0.0, []
-    # The kernels search pairs of a larger value than the incumbent's. With a
-    # cost, a pair's penalised value beats the incumbent's exactly when its
-    # value beats this (a single condition found within a pair never does:
-    # it is at most the best single one's).
-    penalised = value - cost * _n_columns(query)
+    # The kernels search pairs of a larger value, less the price of their
+    # intervals' second thresholds, than the incumbent's. With a cost, a
+    # pair's penalised value beats the incumbent's exactly when that beats
+    # this (a single condition found within a pair never does: it is at
+    # most the best single one's).
+    penalised = value - cost * priced_conditions(query)
     incumbent = penalised + 2.0 * cost if cost > 0 else value
     pairs = columns.pairs(singles) if problem.max_rule_length == 2 else []
     shared = np.array([incumbent, 0.0])  # best value of all threads, stop flag
@@ -350,8 +368,8 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     n_threads = _run(workers, pairs, taken, deadline, started, root_bound)
     best = max(workers, key=lambda w: w.best[0])  # the first on ties
     if best.best[0] > incumbent:
-        value, query = float(best.best[0]), best.query
-        penalised = value - 2.0 * cost
+        value, query = float(best.best[2]), best.query
+        penalised = float(best.best[0]) - 2.0 * cost
     if not query and np.isnan(candidates[0][0]):
         value = penalised = candidates[0][0]
     done = sum(w.pairs_done for w in workers)
@@ -370,13 +388,27 @@ def pair_search(problem, *, deadline=None, seed=None, started=None, root_bound=n
     return query, value, stats
 
 
-def _n_columns(conditions):
-    """Conditions of a query: the columns it constrains."""
-    return len({int(condition[0]) for condition in conditions})
+def priced_conditions(conditions):
+    """The conditions a query pays ``condition_cost`` for: one per threshold
+    of a numeric column (an interval ``a < x <= b`` pays two), one per
+    nominal column (its set of categories is one choice).
+
+    Parameters
+    ----------
+    conditions : list of (feature, op, bin)
+        A query's propositions, at most one ``<=`` and one ``>`` per
+        numeric column.
+
+    Returns
+    -------
+    int
+    """
+    nominal = {int(f) for f, op, _ in conditions if op in (EQ, NE)}
+    return sum(1 for _, op, _ in conditions if op in (LE, GT)) + len(nominal)
 
 
 def condition_cost_of(problem, factor):
-    """The objective a condition costs: ``factor`` times the noise level.
+    """The objective a threshold costs: ``factor`` times the noise level.
 
     The noise level ``phi ln(P) / n`` is about the largest second-order
     objective ``G^2 / (2 n (lambda + H))`` (eq. 2.3 of [1]) that one of

@@ -55,6 +55,34 @@ def test_best_interval_is_the_best_of_all_intervals(nb, lam, integer, seed):
 
 
 @settings(max_examples=400, deadline=None)
+@given(st.integers(1, 16), st.sampled_from([0.5, 1.0, 4.0]), st.booleans(),
+       st.sampled_from([0.0, 0.01, 0.3, 3.0]), st.integers(0, 2**32 - 1))
+def test_best_priced_interval_is_the_best_of_all_intervals_less_their_price(nb, lam, integer,
+                                                                             extra, seed):
+    """Every interval but all bins, less ``extra`` when it has two thresholds
+    (neither end at the first or last bin)."""
+    g, h = random_sums(np.random.default_rng(seed), nb, integer)
+    scale = max([value(g.sum(), h.sum(), 10.0, lam)] + list(np.abs(g)))
+    extra *= scale
+    got, raw, lo, hi = kernels.best_priced_interval(
+        g, h, nb, 10.0, lam, extra, np.empty((2, nb + 1), np.int64), np.empty((2, nb + 1)))
+    priced = {(s, t): value(g[s:t + 1].sum(), h[s:t + 1].sum(), 10.0, lam)
+              - (extra if 0 < s and t < nb - 1 else 0.0)
+              for s in range(nb) for t in range(s, nb) if (s, t) != (0, nb - 1)}
+    if nb < 2:
+        assert (got, raw, lo, hi) == (0.0, 0.0, -1, -1)
+        return
+    np.testing.assert_allclose(got, max(priced.values()), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(priced[lo, hi], got, rtol=1e-12, atol=1e-12)
+    assert raw == value(g[lo:hi + 1].sum(), h[lo:hi + 1].sum(), 10.0, lam) or np.isclose(
+        raw, value(g[lo:hi + 1].sum(), h[lo:hi + 1].sum(), 10.0, lam), rtol=1e-12, atol=1e-15)
+    if extra == 0.0:
+        assert (got, lo, hi) == kernels.best_interval(g, h, nb, 10.0, lam,
+                                                      np.empty((2, nb + 1), np.int64),
+                                                      np.empty((2, nb + 1)))
+
+
+@settings(max_examples=400, deadline=None)
 @given(st.integers(1, 9), st.sampled_from([0.5, 1.0, 4.0]), st.booleans(),
        st.integers(0, 2**32 - 1))
 def test_best_set_is_the_best_of_all_expressible_sets(nb, lam, integer, seed):
@@ -145,6 +173,102 @@ def test_the_optimal_search_stopped_at_once_reports_an_honest_bound(problem):
         assert result.value == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
+def pair_scratch(B):
+    """search_pair's SCRATCH arrays for B bins."""
+    return (np.empty((6, B)), np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
+            np.empty(B), np.empty(B, np.int64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 7), st.integers(1, 7), st.booleans(), st.booleans(),
+       st.sampled_from([0.0, 0.5]), st.sampled_from(["integer", "real", "signed_h0"]),
+       st.data())
+def test_every_node_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, extra, stats, data):
+    """The bound ``search_pair`` gives a range of conditions on c (the bound
+    its halves are pushed with) is at least the value, less its price, of
+    every pair of a condition of the range and a condition on f;
+    statistics integer, real, or with rows of h = 0."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = 40
+    xc, xf = rng.integers(0, Bc + 1, n), rng.integers(0, Bf + 1, n)
+    if stats == "integer":
+        g, h = rng.integers(-4, 5, n).astype(float), rng.integers(0, 4, n).astype(float)
+    else:
+        g, h = rng.normal(size=n) * rng.exponential(size=n), rng.exponential(size=n)
+        if stats == "signed_h0":
+            h[rng.random(n) < 0.2] = 0.0
+    lam, n2 = 1.0, 2.0 * n
+    position = np.arange(Bc + 1, dtype=np.int64)
+    cum, ratio_max = np.empty((4, Bc + 1, Bf)), np.empty((2, Bc))
+    kernels.pair_grid(xc, xf, position, Bc, Bf, g, h, cum, ratio_max)
+    if c_nominal:
+        nxt = data.draw(st.integers(0, Bc - 1))
+        mask = data.draw(st.integers(0, 2**nxt - 1))
+        node = (nxt, mask, 0, 0)
+        conditions = [{p for p in range(Bc) if (mask | rest << nxt) >> p & 1}
+                      for rest in range(2**(Bc - nxt))]
+        conditions = [A for A in conditions if A and (len(A) < Bc or Bc == 1)]
+    else:
+        s0 = data.draw(st.integers(-1, Bc - 2))
+        s1 = data.draw(st.integers(s0, Bc - 2))
+        t0 = data.draw(st.integers(s0 + 1, Bc - 1))
+        t1 = data.draw(st.integers(max(t0, s1 + 1), Bc - 1))
+        node = (s0, s1, t0, t1)
+        conditions = [set(range(s + 1, t + 1)) for s in range(s0, s1 + 1)
+                      for t in range(max(t0, s + 1), t1 + 1) if (s, t) != (-1, Bc - 1)]
+    if not expressible(Bf, f_nominal):
+        return  # f has no condition: the search never pairs such a column
+    both = (xc < Bc) & (xf < Bf)
+
+    def price(members, B, nominal):
+        return extra if not nominal and min(members) > 0 and max(members) < B - 1 else 0.0
+
+    expected = -np.inf
+    for A, J in itertools.product(conditions, expressible(Bf, f_nominal)):
+        rows = both & np.isin(xc, list(A)) & np.isin(xf, list(J))
+        expected = max(expected, value(g[rows].sum(), h[rows].sum(), n2, lam)
+                       - price(A, Bc, c_nominal) - price(J, Bf, f_nominal))
+    stack = np.zeros((4 * (Bc + 2), 4), np.int64)
+    stack[0] = node
+    bounds = np.full(len(stack), np.inf)
+    state = np.zeros(kernels.N_STATE, np.int64)
+    state[kernels.TOP] = 1
+    best = np.array([-np.inf, 0.0, np.nan])
+    B = max(Bc, Bf) + 1
+    kernels.search_pair(cum, ratio_max, Bc, Bf, c_nominal, f_nominal, n2, lam, extra, stack,
+                        bounds, state, best, np.array([-np.inf, 0.0]), 1, np.zeros(Bc, np.bool_),
+                        np.zeros(Bf, np.bool_), *pair_scratch(B))
+    if state[kernels.LEAVES]:  # a single condition, solved exactly
+        assert best[0] == pytest.approx(expected, rel=1e-12, abs=1e-12) or not conditions
+        return
+    if state[kernels.TOP] == 0:  # no half to push (no condition), or pruned
+        assert not conditions or expected <= -np.inf or state[kernels.PRUNED] == 0
+        return
+    assert bounds[0] >= expected - 1e-12 * max(1.0, abs(expected))
+
+
+def test_a_node_bound_keeps_the_inner_rows_alone():
+    """The cells between inner and outer may all weigh more in h than they
+    add in g: the bound then needs the inner rows alone, ``(A_G, A_H)``
+    (here the condition ``0 < x_c <= 1``, value 1 / n2, against about
+    0.093 / n2 with the cells' positive or negative parts)."""
+    xc = np.array([1, 0, 2], np.int64)
+    xf = np.zeros(3, np.int64)
+    g, h = np.array([1.0, 0.01, -0.01]), np.array([0.0, 10.0, 10.0])
+    Bc, Bf, n2, lam = 3, 1, 6.0, 1.0
+    cum, ratio_max = np.empty((4, Bc + 1, Bf)), np.empty((2, Bc))
+    kernels.pair_grid(xc, xf, np.arange(Bc + 1, dtype=np.int64), Bc, Bf, g, h, cum, ratio_max)
+    stack = np.zeros((4 * (Bc + 2), 4), np.int64)
+    stack[0] = (-1, 0, 1, 2)
+    bounds = np.full(len(stack), np.inf)
+    state = np.zeros(kernels.N_STATE, np.int64)
+    state[kernels.TOP] = 1
+    kernels.search_pair(cum, ratio_max, Bc, Bf, False, True, n2, lam, 0.0, stack, bounds, state,
+                        np.array([0.0, 0.0, np.nan]), np.zeros(2), 1, np.zeros(Bc, np.bool_),
+                        np.zeros(Bf, np.bool_), *pair_scratch(Bc + 1))
+    assert state[kernels.TOP] == 2 and bounds[0] >= value(1.0, 0.0, n2, lam)
+
+
 def expressible(B, nominal):
     """Every condition's bins: nonempty proper sets of categories (all of
     one), or intervals of bins but all of them."""
@@ -156,11 +280,13 @@ def expressible(B, nominal):
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 7), st.integers(1, 7), st.booleans(), st.booleans(),
-       st.integers(0, 2**32 - 1))
-def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
+       st.sampled_from([0.0, 0.0, 0.5, 5.0]), st.integers(0, 2**32 - 1))
+def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, extra, seed):
     """The bound of the first node of a pair is at least the best pair of
     conditions, computed over every condition on c (``search_pair`` never
-    prunes the optimum: checked by running it from best = 0)."""
+    prunes the optimum: checked by running it from best = 0, or from
+    below every value when numeric intervals of two thresholds pay
+    ``extra``)."""
     rng = np.random.default_rng(seed)
     n = 40
     xc, xf = rng.integers(0, Bc + 1, n), rng.integers(0, Bf + 1, n)  # Bc, Bf: missing
@@ -168,13 +294,18 @@ def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
     lam, n2 = 1.0, 2.0 * n
     position = np.arange(Bc + 1, dtype=np.int64)
     cum = np.empty((4, Bc + 1, Bf))
-    kernels.pair_grid(xc, xf, position, Bc, Bf, g, h, cum)
+    ratio_max = np.empty((2, Bc))
+    kernels.pair_grid(xc, xf, position, Bc, Bf, g, h, cum, ratio_max)
     both = (xc < Bc) & (xf < Bf)
     c_sets, f_sets = expressible(Bc, c_nominal), expressible(Bf, f_nominal)
-    expected = 0.0
+    def price(members, B, nominal):
+        return extra if not nominal and min(members) > 0 and max(members) < B - 1 else 0.0
+
+    expected = 0.0 if extra == 0.0 else -np.inf
     for A, J in itertools.product(c_sets, f_sets):
         rows = both & np.isin(xc, list(A)) & np.isin(xf, list(J))
-        expected = max(expected, value(g[rows].sum(), h[rows].sum(), n2, lam))
+        expected = max(expected, value(g[rows].sum(), h[rows].sum(), n2, lam)
+                       - price(A, Bc, c_nominal) - price(J, Bf, f_nominal))
     if c_nominal and Bc > 62:
         pytest.skip("not branched on")
     stack = np.empty((4 * (Bc + 2), 4), np.int64)
@@ -182,20 +313,26 @@ def test_range_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, seed):
     bounds = np.full(len(stack), np.inf)
     state = np.zeros(kernels.N_STATE, np.int64)
     state[kernels.TOP] = 0 if (not c_nominal and Bc < 2) else 1
-    best = np.zeros(2)
+    start = 0.0 if extra == 0.0 else -np.inf
+    best = np.array([start, 0.0, np.nan])
     B = max(Bc, Bf) + 1
     in_c, in_f = np.zeros(Bc, np.bool_), np.zeros(Bf, np.bool_)
-    status = kernels.search_pair(cum, Bc, Bf, c_nominal, f_nominal, n2, lam, stack, bounds,
-                                 state, best, np.zeros(2), 10**6, in_c, in_f, np.empty((5, B)),
-                                 np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
-                                 np.empty(B), np.empty(B, np.int64))
+    status = kernels.search_pair(cum, ratio_max, Bc, Bf, c_nominal, f_nominal, n2, lam, extra,
+                                 stack, bounds, state, best, np.array([start, 0.0]), 10**6, in_c,
+                                 in_f, *pair_scratch(B))
     assert status == kernels.DONE
     if not c_sets or not f_sets:
         return
-    assert best[0] == expected
+    assert best[0] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    if extra == 0.0:
+        assert best[0] == expected
     if best[1]:
         rows = both & in_c[np.minimum(xc, Bc - 1)] & (xc < Bc) & in_f[np.minimum(xf, Bf - 1)]
-        assert value(g[rows].sum(), h[rows].sum(), n2, lam) == best[0]
+        assert value(g[rows].sum(), h[rows].sum(), n2, lam) == best[2]
+        members_c = set(np.flatnonzero(in_c))
+        assert best[0] == pytest.approx(
+            best[2] - price(members_c, Bc, c_nominal)
+            - price(set(np.flatnonzero(in_f)), Bf, f_nominal), rel=1e-12, abs=1e-12)
 
 
 def values_of_every_query(problem):
@@ -249,16 +386,43 @@ def test_nan_objectives_are_never_chosen(problem, limit, data):
     assert value <= np.nanmax(values)
 
 
+def priced_states(problem):
+    """Every ``(extent, keys)`` of a conjunction within the length limit
+    (distinct columns), keys ``(column, side)``: a numeric column's ``<=``
+    and ``>`` are two sides (its thresholds), a nominal column one."""
+    rows = problem.rows
+    weights = 1 << np.arange(len(rows), dtype=object)
+    cands = naive.candidates(problem.n_bins, problem.is_nominal)
+    props = []
+    for cond in cands:
+        mask = naive.condition_mask(problem.X_binned, *cond, problem.n_bins)[rows]
+        side = -1 if problem.is_nominal[cond[0]] else cond[1]
+        props.append((int(np.sum(weights[mask])), (cond[0], side)))
+    limit = problem.max_rule_length or np.inf
+    start = ((1 << len(rows)) - 1, frozenset())
+    seen, frontier = {start}, [start]
+    while frontier:
+        previous, frontier = frontier, []
+        for extent, keys in previous:
+            for prop, key in props:
+                state = (extent & prop, keys | {key})
+                if len({k[0] for k in state[1]}) <= limit and state not in seen:
+                    seen.add(state)
+                    frontier.append(state)
+    return seen
+
+
 def brute_force_penalised(problem, cost):
     """Largest ``objective - cost * conditions`` over all conjunctions within
-    the length limit (conditions: the distinct columns constrained)."""
+    the length limit, a numeric column's thresholds each a condition (an
+    interval two), a nominal column's set one."""
     rows = problem.rows
-    states = list(conjunction_states(problem))
+    states = list(priced_states(problem))
     extents = np.array([[(e >> i) & 1 for i in range(len(rows))] for e, _ in states], dtype=float)
     sums = (extents @ a[rows] for a in (problem.g, problem.h, problem.c))
     values = naive.objective_value(naive.NAMES[problem.objective], *sums, problem.n_total,
                                    problem.reg_lambda)
-    return float(np.max(values - cost * np.array([len(columns) for _, columns in states])))
+    return float(np.max(values - cost * np.array([len(keys) for _, keys in states])))
 
 
 @settings(max_examples=200, deadline=None)
@@ -267,8 +431,9 @@ def brute_force_penalised(problem, cost):
        st.booleans())
 def test_pair_search_with_a_condition_cost_equals_brute_force(problem, limit, lam, scale,
                                                               seeded):
-    """The query of largest objective minus a cost per column constrained,
-    against every conjunction; its reported value is its objective."""
+    """The query of largest objective minus a cost per threshold of a
+    numeric column and per nominal column, against every conjunction; its
+    reported value is its objective."""
     problem = limited_problem(problem, limit, lam)
     cost = scale * brute_force(problem)
     expected = brute_force_penalised(problem, cost)
@@ -278,8 +443,10 @@ def test_pair_search_with_a_condition_cost_equals_brute_force(problem, limit, la
         greedy = greedy_search(problem)
         seed = (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
     conditions, value, stats = pair_module.pair_search(problem, seed=seed, condition_cost=cost)
-    columns = len({c[0] for c in conditions})
-    assert value - cost * columns == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    priced = sum(1 for c in conditions if not problem.is_nominal[c[0]]) + len(
+        {c[0] for c in conditions if problem.is_nominal[c[0]]})
+    assert priced == pair_module.priced_conditions(conditions)
+    assert value - cost * priced == pytest.approx(expected, rel=1e-12, abs=1e-12)
     assert value == pytest.approx(value_of(problem, extent_of(problem, conditions)), rel=1e-12,
                                   abs=1e-12)
     assert stats["certified"] and stats["certified_ratio"] == 1.0
