@@ -141,20 +141,25 @@ class OptimalLearner:
         atoms / 8 bytes, 190 MB on 10^5 distinct rows of 30 columns of 255
         bins) come on top.
     condition_cost : float >= 0 or "auto", default="auto"
-        What a condition (a column constrained) costs a rule, in multiples
-        of the noise level ``phi ln(P) / n``: about the largest objective
-        one of the round's ``P`` propositions reaches on residuals without
-        signal, ``phi`` their dispersion (the risk inflation criterion of
-        Foster and George 1994 [3]_; :func:`rulebook.pair_search.condition_cost_of`).
-        Each round's rule is the query of largest ``objective - cost *
-        conditions``, searched exactly: a second condition must add that
-        much objective to the best single one, so rules get a second
-        condition only where it pays. ``"auto"``: ``AUTO_CONDITION_COST``
-        = 0.25 for the estimators' default search (rules of at most two
-        conditions, one output), chosen with ``benchmarks/bench_defaults.py``
-        (``benchmarks/README.md``, session 24: rules no longer than greedy's
-        on all 28 datasets, mean test score at least greedy's on 23, and on
-        8 held-out tasks at least the plain objective's);
+        What a threshold costs a rule, in multiples of the noise level
+        ``phi ln(P) / n``: about the largest objective one of the round's
+        ``P`` propositions reaches on residuals without signal, ``phi``
+        their dispersion (the risk inflation criterion of Foster and
+        George 1994 [3]_; :func:`rulebook.pair_search.condition_cost_of`).
+        With one output a rule pays once per threshold of a numeric
+        column, twice for an interval ``a < x <= b``, and once per nominal
+        column (:func:`rulebook.pair_search.priced_conditions`); with
+        several outputs once per column. Each round's rule is the query of
+        largest ``objective - cost * thresholds``, searched exactly: a
+        second condition, or an interval's second end, must add that much
+        objective, so rules get them only where they pay (without it the
+        search favours narrow pockets, ``a < x <= b & c < z <= d``).
+        ``"auto"``: ``AUTO_CONDITION_COST`` = 0.25 for the estimators'
+        default search (rules of at most two conditions, one output),
+        chosen with ``benchmarks/bench_defaults.py`` (``benchmarks/README.md``,
+        sessions 24 and 25: rules no longer than greedy's on all 28
+        datasets, mean test score at least greedy's on 25; on 8 held-out
+        tasks at least greedy's on 5; a factor of 0.5 lost two of them);
         ``AUTO_MULTI_OUTPUT_CONDITION_COST`` = 0 for several outputs:
         their search takes a cost (in units of its own noise level per
         condition, :func:`rulebook.multi_output_search.condition_cost_of`),
