@@ -115,28 +115,28 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.38,
+              0.39,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.27,
+              0.23,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              0.66,
+              0.63,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_bounds', 0.02, (), ('(int64, int64, int64)',)),
+             ('rulebook._search_kernels:_bounds', 0.03, (), ('(int64, int64, int64)',)),
              ('rulebook._search_kernels:_inside',
               0.02,
               (),
@@ -148,48 +148,70 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:column_sums',
-              0.27,
+              0.2,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
+             ('rulebook._pair_kernels:_prefix_sums',
+              0.08,
+              (),
+              ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
+               "aligned=True), int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.17,
+              0.16,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:_value', 0.02, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_ending_at',
+              0.15,
+              ('rulebook._pair_kernels:_value',),
+              ("(int64, Array(int64, 2, 'C', False, aligned=True), int64, int64, Array(float64, 2, "
+               "'C', False, aligned=True), float64, float64, float64, float64, float64, float64, "
+               'int64, int64)',)),
+             ('rulebook._pair_kernels:_above',
+              0.11,
+              ('rulebook._pair_kernels:_value',),
+              ("(int64, Array(float64, 2, 'C', False, aligned=True), float64, float64, float64, "
+               'float64, float64, int64, int64)',)),
              ('rulebook._pair_kernels:best_interval',
-              0.34,
-              ('rulebook._pair_kernels:_hull_add', 'rulebook._pair_kernels:_value'),
+              0.19,
+              ('rulebook._pair_kernels:_above',
+               'rulebook._pair_kernels:_ending_at',
+               'rulebook._pair_kernels:_hull_add',
+               'rulebook._pair_kernels:_prefix_sums'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:best_priced_interval',
-              0.41,
-              ('rulebook._pair_kernels:_hull_add',
+              0.27,
+              ('rulebook._pair_kernels:_above',
+               'rulebook._pair_kernels:_ending_at',
+               'rulebook._pair_kernels:_hull_add',
+               'rulebook._pair_kernels:_prefix_sums',
                'rulebook._pair_kernels:_value',
                'rulebook._pair_kernels:best_interval'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.07,
+              0.08,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.1,
+              0.12,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.1,
+              0.11,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.45,
+              0.34,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
@@ -200,7 +222,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.39,
+              0.44,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
@@ -208,37 +230,37 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), Array(float64, 3, 'C', False, aligned=True), Array(float64, 2, 'C', "
                'False, aligned=True))',)),
              ('rulebook._pair_kernels:_node_sums',
-              0.33,
+              0.34,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_expressible',
-              0.04,
+              0.03,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.16,
+              0.13,
               ('rulebook._pair_kernels:best_priced_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:_c_price',
-              0.03,
+              0.02,
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_members_c',
-              0.06,
+              0.05,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._pair_kernels:_members_f',
-              0.07,
+              0.06,
               ('rulebook._pair_kernels:set_members',),
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_free_ratio',
-              0.26,
+              0.09,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(float64, 2, 'C', False, "
                'aligned=True), int64)',)),
@@ -249,7 +271,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              0.99,
+              1.09,
               ('rulebook._pair_kernels:_c_price',
                'rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_free_ratio',
@@ -268,23 +290,23 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.13,
+              0.12,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:_prefix_counts',
-              0.07,
+              0.06,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
                'False, aligned=True))',)),
              ('rulebook._search_kernels:_satisfying',
-              0.06,
+              0.07,
               (),
               ('(int64, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:_implied_candidates',
-              0.46,
+              0.32,
               ('rulebook._search_kernels:_satisfying',),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
@@ -293,7 +315,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:_outside_rows',
-              0.17,
+              0.16,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -301,14 +323,14 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, "
                "1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:_fewest_outside',
-              0.1,
+              0.22,
               ('rulebook._search_kernels:_satisfying',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:greedy_cover',
-              1.03,
+              1.0,
               ('rulebook._search_kernels:_fewest_outside',
                'rulebook._search_kernels:_implied_candidates',
                'rulebook._search_kernels:_outside_rows',

@@ -66,34 +66,60 @@ def best_interval(G, H, nb, n2, lam, hull, prefix, stop=np.inf):
     """
     if nb < 2:
         return 0.0, -1, -1
-    best, lo, hi = -1.0, -1, -1
-    prefix[0, 0] = 0.0
-    prefix[1, 0] = 0.0
-    for b in range(nb):
-        prefix[0, b + 1] = prefix[0, b] + G[b]
-        prefix[1, b + 1] = prefix[1, b] + H[b]
+    best, raw, lo, hi = -1.0, -1.0, -1, -1
+    _prefix_sums(G, H, nb, prefix)
     n_up, n_low = 0, 0
     for t in range(nb - 1):
         # Prefix point p = t: bins 0..t-1 (s = t - 1).
         n_up = _hull_add(hull, 0, n_up, t, prefix, 1.0)
         n_low = _hull_add(hull, 1, n_low, t, prefix, -1.0)
-        for side in range(2):
-            for j in range(n_up if side == 0 else n_low):
-                p = hull[side, j]
-                v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p],
-                           n2, lam)
-                if v > best:
-                    best, lo, hi = v, p, t
-                    if best > stop:
-                        return best, lo, hi
+        best, raw, lo, hi = _ending_at(t, hull, n_up, n_low, prefix, n2, lam, 0.0, stop, best,
+                                       raw, lo, hi)
+        if best > stop:
+            return best, lo, hi
+    best, raw, lo, hi = _above(nb, prefix, n2, lam, stop, best, raw, lo, hi)
+    return best, lo, hi
+
+
+@jit_helper
+def _prefix_sums(G, H, nb, prefix):
+    # OUT prefix[:, :nb + 1]: PG and PH, from 0.
+    prefix[0, 0] = 0.0
+    prefix[1, 0] = 0.0
+    for b in range(nb):
+        prefix[0, b + 1] = prefix[0, b] + G[b]
+        prefix[1, b + 1] = prefix[1, b] + H[b]
+
+
+@jit_helper
+def _ending_at(t, hull, n_up, n_low, prefix, n2, lam, extra, stop, best, raw, lo, hi):
+    # The intervals p..t of the hull's points p, each at its value less
+    # extra: (best, raw, lo, hi) raised by any that beats best, returned as
+    # soon as best exceeds stop.
+    for side in range(2):
+        for j in range(n_up if side == 0 else n_low):
+            p = hull[side, j]
+            v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p], n2,
+                       lam)
+            if v - extra > best:
+                best, raw, lo, hi = v - extra, v, p, t
+                if best > stop:
+                    return best, raw, lo, hi
+    return best, raw, lo, hi
+
+
+@jit_helper
+def _above(nb, prefix, n2, lam, stop, best, raw, lo, hi):
+    # The intervals p..nb-1 (``x > p - 1``, one threshold) for p >= 1, as
+    # _ending_at.
     t = nb - 1
     for p in range(1, nb):
         v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p], n2, lam)
         if v > best:
-            best, lo, hi = v, p, t
+            best, raw, lo, hi = v, v, p, t
             if best > stop:
-                return best, lo, hi
-    return best, lo, hi
+                return best, raw, lo, hi
+    return best, raw, lo, hi
 
 
 @jit
@@ -118,11 +144,7 @@ def best_priced_interval(G, H, nb, n2, lam, extra, hull, prefix, stop=np.inf):
     if nb < 2:
         return 0.0, 0.0, -1, -1
     best, raw, lo, hi = -np.inf, -1.0, -1, -1
-    prefix[0, 0] = 0.0
-    prefix[1, 0] = 0.0
-    for b in range(nb):
-        prefix[0, b + 1] = prefix[0, b] + G[b]
-        prefix[1, b + 1] = prefix[1, b] + H[b]
+    _prefix_sums(G, H, nb, prefix)
     n_up, n_low = 0, 0
     for t in range(nb - 1):
         v = _value(prefix[0, t + 1], prefix[1, t + 1], n2, lam)
@@ -134,23 +156,11 @@ def best_priced_interval(G, H, nb, n2, lam, extra, hull, prefix, stop=np.inf):
             continue
         n_up = _hull_add(hull, 0, n_up, t, prefix, 1.0)
         n_low = _hull_add(hull, 1, n_low, t, prefix, -1.0)
-        for side in range(2):
-            for j in range(n_up if side == 0 else n_low):
-                p = hull[side, j]
-                v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p],
-                           n2, lam)
-                if v - extra > best:
-                    best, raw, lo, hi = v - extra, v, p, t
-                    if best > stop:
-                        return best, raw, lo, hi
-    t = nb - 1
-    for p in range(1, nb):
-        v = _value(prefix[0, t + 1] - prefix[0, p], prefix[1, t + 1] - prefix[1, p], n2, lam)
-        if v > best:
-            best, raw, lo, hi = v, v, p, t
-            if best > stop:
-                return best, raw, lo, hi
-    return best, raw, lo, hi
+        best, raw, lo, hi = _ending_at(t, hull, n_up, n_low, prefix, n2, lam, extra, stop, best,
+                                       raw, lo, hi)
+        if best > stop:
+            return best, raw, lo, hi
+    return _above(nb, prefix, n2, lam, stop, best, raw, lo, hi)
 
 
 @jit_helper

@@ -25,27 +25,29 @@ SMALL = dict(max_rows=10, max_features=4)
 ORDERS = ("best_first", "breadth_first", "depth_first")
 
 
-def conjunction_states(problem):
-    """Every ``(extent, columns)`` of a conjunction within the length limit.
+def conjunction_states(problem, side=lambda condition: None):
+    """Every ``(extent, keys)`` of a conjunction within the length limit.
 
-    Breadth-first, extents as bit masks of ``problem.rows``; the limit
-    counts conditions, i.e. distinct columns (an interval on one column is
-    one condition).
+    Breadth-first, extents as bit masks of ``problem.rows``; keys the
+    ``(column, side(condition))`` of its conditions; the limit counts
+    conditions, i.e. distinct columns (an interval on one column is one
+    condition).
     """
     rows = problem.rows
     weights = 1 << np.arange(len(rows), dtype=object)
     cands = naive.candidates(problem.n_bins, problem.is_nominal)
     masks = [naive.condition_mask(problem.X_binned, *cond, problem.n_bins)[rows] for cond in cands]
-    props = [(int(np.sum(weights[mask])), cond[0]) for mask, cond in zip(masks, cands)]
+    props = [(int(np.sum(weights[mask])), (cond[0], side(cond)))
+             for mask, cond in zip(masks, cands)]
     limit = problem.max_rule_length or np.inf
     start = ((1 << len(rows)) - 1, frozenset())
     seen, frontier = {start}, [start]
     while frontier:
         previous, frontier = frontier, []
-        for extent, columns in previous:
-            for prop, column in props:
-                state = (extent & prop, columns | {column})
-                if len(state[1]) <= limit and state not in seen:
+        for extent, keys in previous:
+            for prop, key in props:
+                state = (extent & prop, keys | {key})
+                if len({k[0] for k in state[1]}) <= limit and state not in seen:
                     seen.add(state)
                     frontier.append(state)
     return seen

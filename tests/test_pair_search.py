@@ -390,26 +390,8 @@ def priced_states(problem):
     """Every ``(extent, keys)`` of a conjunction within the length limit
     (distinct columns), keys ``(column, side)``: a numeric column's ``<=``
     and ``>`` are two sides (its thresholds), a nominal column one."""
-    rows = problem.rows
-    weights = 1 << np.arange(len(rows), dtype=object)
-    cands = naive.candidates(problem.n_bins, problem.is_nominal)
-    props = []
-    for cond in cands:
-        mask = naive.condition_mask(problem.X_binned, *cond, problem.n_bins)[rows]
-        side = -1 if problem.is_nominal[cond[0]] else cond[1]
-        props.append((int(np.sum(weights[mask])), (cond[0], side)))
-    limit = problem.max_rule_length or np.inf
-    start = ((1 << len(rows)) - 1, frozenset())
-    seen, frontier = {start}, [start]
-    while frontier:
-        previous, frontier = frontier, []
-        for extent, keys in previous:
-            for prop, key in props:
-                state = (extent & prop, keys | {key})
-                if len({k[0] for k in state[1]}) <= limit and state not in seen:
-                    seen.add(state)
-                    frontier.append(state)
-    return seen
+    return conjunction_states(
+        problem, side=lambda cond: -1 if problem.is_nominal[cond[0]] else cond[1])
 
 
 def brute_force_penalised(problem, cost):

@@ -27,8 +27,14 @@ def tasks():
     yield "emotions_label0", X, Y.iloc[:, 0].astype(int) == 1, "bin"
     yield "emotions_label3", X, Y.iloc[:, 3].astype(int) == 1, "bin"
 
-names = sys.argv[1:] or None
-learners = {"optimal": "optimal"}
+# Session 25: python heldout.py LEARNERS OUT.csv [TASK ...], LEARNERS comma-separated keys of
+# CHOICES; run as "optimal heldout_new.csv" (6 tasks), "f05,f1 heldout_f.csv" (4) and
+# "optimal,f05 heldout_rest.csv" (4), from a tree with the per-threshold cost.
+CHOICES = {"greedy": "greedy", "optimal": "optimal", "optimal_c0": OptimalLearner(condition_cost=0),
+           "f05": OptimalLearner(condition_cost=0.5), "f1": OptimalLearner(condition_cost=1.0)}
+learners = {key: CHOICES[key] for key in sys.argv[1].split(",")}
+OUT = sys.argv[2]
+names = sys.argv[3:] or None
 rows = []
 for name, X, y, kind in tasks():
     if names and name not in names: continue
@@ -46,5 +52,5 @@ for name, X, y, kind in tasks():
             rows.append(dict(task=name, split=s, learner=lname, mean=np.mean(scores[:10]), cx=m.ensemble_.complexity, fit_s=fit_s, cert=float(np.mean(m.history_["certified"].iloc[1:].astype(float))) if "certified" in m.history_ else np.nan))
     df = pd.DataFrame(rows)
     print(df[df.task == name].groupby("learner")[["mean", "cx", "fit_s", "cert"]].mean().round(4).to_string(), "\n", name, flush=True)
-df = pd.DataFrame(rows); df.to_csv("/work/probe/s25/heldout_new.csv", index=False)
+df = pd.DataFrame(rows); df.to_csv(OUT, index=False)
 print(df.groupby(["task", "learner"])[["mean", "cx", "fit_s"]].mean().unstack("learner").round(4).to_string())
