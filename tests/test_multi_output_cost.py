@@ -122,8 +122,8 @@ def test_threads_stopped_with_a_cost_report_an_honest_bound(monkeypatch):
 
     monkeypatch.setattr(pair_search, "SERIAL_SECONDS", 0.0)
     for single in (False, True):
-        problem = noise_problem(1, 2000, 12, 120, 4, single, np.ones(4), 2)
-        problem.g[problem.X_binned[:, 0] < 30, 0] += 0.5  # some signal
+        problem = noise_problem(1, 1000, 8, 40, 3, single, np.ones(3), 2)
+        problem.g[problem.X_binned[:, 0] < 10, 0] += 1.0  # some signal
         cost = mos.condition_cost_of(problem, 1.0)
         conditions, value, full = mos.multi_output_search(problem, n_jobs=2,
                                                           condition_cost=cost)
