@@ -27,7 +27,11 @@ minus inner cells) and ``H_k >= A_Hk``: the box's bound on output ``k`` is
 ``max((A_k + P_k)^2, (A_k + N_k)^2) / (2 n (lambda + A_Hk))``, summed over
 outputs for a complete head (each output's term of any query is at most
 its bound), their maximum for a single-output head. A box of one query has
-inner = outer, and its bound is its value.
+inner = outer, and its bound is its value. While f is free (a pair's
+ranges on c alone), :func:`free_bound` also counts the Hessian the cells
+between inner and outer must bring with their gradient (``h >= |g| / r``,
+``r`` their largest ratio per position of c, from :func:`box_grid`), as
+``rulebook._pair_kernels.search_pair`` does for one output.
 
 Sums per cell are kept as 2-D prefix sums over positions of ``c`` and of
 ``f``, ``4 K`` channels (``G_k``, ``H_k``, positive and negative part of
@@ -86,7 +90,7 @@ def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
 
 
 @jit
-def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S):
+def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S, ratio_max):
     """OUT S (4 K, Bc + 1, Bf + 1): 2-D prefix sums over the cells.
 
     ``S[q, i, j]`` sums the cells of positions ``< i`` of c and ``< j`` of
@@ -94,9 +98,14 @@ def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S):
     ``Bf`` (not missing) only; channels ``k`` the gradients of output k,
     ``K + k`` its Hessians, ``2 K + k`` the positive part of each cell's
     gradient sum, ``3 K + k`` its negative part. g, h (n, K) float64.
+    OUT ratio_max (2, K, Bc): per output and position of c, the largest
+    ``g / h`` of its cells of positive gradient sum (row 0) and ``-g / h``
+    of those of negative sum (row 1); ``inf`` for such a cell with ``h ==
+    0``, 0 when there is none (see :func:`free_bound`).
     """
     K = g.shape[1]
     S[:] = 0.0
+    ratio_max[:] = 0.0
     for r in range(xc.shape[0]):
         a, b = xc[r], xf[r]
         if a < Bc and b < Bf:
@@ -110,6 +119,11 @@ def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S):
                 cell = S[k, i, j]
                 S[2 * K + k, i, j] = max(cell, 0.0)
                 S[3 * K + k, i, j] = min(cell, 0.0)
+                if cell != 0.0:
+                    cell_h = S[K + k, i, j]
+                    ratio = abs(cell) / cell_h if cell_h > 0.0 else np.inf
+                    side = 0 if cell > 0.0 else 1
+                    ratio_max[side, k, i - 1] = max(ratio_max[side, k, i - 1], ratio)
     for q in range(4 * K):
         for i in range(1, Bc + 1):
             for j in range(1, Bf + 1):
@@ -239,7 +253,7 @@ def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, s
 
 @jit
 def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, work, hull,
-               prefix, keys, order, cand, stop=np.inf):
+               prefix, keys, order, cand, ratio_max, stop=np.inf):
     """The bound of a box of c's range and any condition on f.
 
     For each position of f, the sums of c's inner positions (``A_k``,
@@ -248,13 +262,19 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
     output, ``G_k`` between ``A_k(J) + N_k(J)`` and ``A_k(J) + P_k(J)`` and
     ``H_k >= A_Hk(J)`` for its condition ``J`` on f, so its term is at most
     the best condition on f for the sums ``(A_k + P_k, A_Hk)`` or
-    ``(A_k + N_k, A_Hk)`` (solved exactly, as ``rulebook._pair_kernels``
-    does for one output). Summed over outputs (complete head) or their
+    ``(A_k + N_k, A_Hk)``. Tighter, as the cells between bring their h (as
+    ``rulebook._pair_kernels.search_pair`` for one output): a cell of
+    ``g_k > 0`` has ``h_k >= g_k / r_k``, ``r_k`` the largest such ratio
+    between inner and outer (``ratio_max``), so the term is at most the
+    best condition on f for ``(A_k + P_k, A_Hk + P_k / r_k)``, ``(A_k +
+    N_k, A_Hk - N_k / r'_k)`` or ``(A_k, A_Hk)`` (``(A + X)^2 / (lam + A_H
+    + X / r)`` is convex in ``X``: its largest at ``X = 0`` or ``X = P``),
+    each solved exactly. Summed over outputs (complete head) or their
     maximum (single-output head). When c's range is one condition, the
     single-output head's bound is its best query's value: then ``cand[4:8]``
     holds that query's range on f (an interval of positions, or a mask).
-    SCRATCH work (4, Bf) and those of ``rulebook._pair_kernels.best_interval``
-    / ``best_set``.
+    SCRATCH work (7, Bf) and those of ``rulebook._pair_kernels.best_interval``
+    / ``best_set``. ratio_max: as :func:`box_grid` gives it.
 
     Returns ``(bound, stopped)``: stopped as soon as the bound is known to
     exceed ``stop`` (every output's term is at least 0, so a partial sum or
@@ -263,6 +283,7 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
     """
     n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
     n_co = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], True, segs[1])
+    single_c = _is_single(c_nominal, Bc, node[0], node[1], node[2], node[3])
     value = 0.0
     for k in range(K):
         for j in range(Bf):
@@ -270,15 +291,27 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
             A = _set_sum(S, k, segs[0], n_ci, segs[2], 1)
             work[0, j] = A
             work[1, j] = max(_set_sum(S, K + k, segs[0], n_ci, segs[2], 1), 0.0)
-            work[2, j] = A + max(_set_sum(S, 2 * K + k, segs[1], n_co, segs[2], 1)
-                                 - _set_sum(S, 2 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
-            work[3, j] = A + min(_set_sum(S, 3 * K + k, segs[1], n_co, segs[2], 1)
-                                 - _set_sum(S, 3 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+            work[4, j] = max(_set_sum(S, 2 * K + k, segs[1], n_co, segs[2], 1)
+                             - _set_sum(S, 2 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+            work[5, j] = -min(_set_sum(S, 3 * K + k, segs[1], n_co, segs[2], 1)
+                              - _set_sum(S, 3 * K + k, segs[0], n_ci, segs[2], 1), 0.0)
+            work[2, j] = A + work[4, j]
+            work[3, j] = A - work[5, j]
         term = 0.0
         gap = stop - value if not single else stop
-        for side in range(2):
-            v, a, b = _solve_f(work[2 + side], work[1], Bf, f_nominal, n2, lam, hull, prefix,
-                               keys, order, gap)
+        # One condition on c (inner = outer): P = N = 0 and the first side
+        # is exact. Without inner rows A is 0, which the sides reach.
+        inner = n_ci > 0 and not single_c
+        for side in range(3 if inner else 2):
+            if side < 2:
+                r = _free_ratio(ratio_max, side, k, segs[0], n_ci, segs[1], n_co)
+                for j in range(Bf):
+                    work[6, j] = work[1, j] + work[4 + side, j] / r
+                v, a, b = _solve_f(work[2 + side], work[6], Bf, f_nominal, n2, lam, hull,
+                                   prefix, keys, order, gap)
+            else:
+                v, a, b = _solve_f(work[0], work[1], Bf, f_nominal, n2, lam, hull, prefix,
+                                   keys, order, gap)
             if v > gap:
                 return value + v if not single else v, True
             if v > term:
@@ -304,6 +337,23 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
         else:
             value += term
     return value, False
+
+
+@jit_helper
+def _free_ratio(ratio_max, side, k, seg_i, n_i, seg_o, n_o):
+    # Largest ratio_max[side, k] over the positions in the outer runs and
+    # not in the inner ones; inf if it is 0 (no such cell: its part is 0).
+    r = 0.0
+    for u in range(n_o):
+        for p in range(seg_o[u, 0], seg_o[u, 1]):
+            inside = False
+            for v in range(n_i):
+                if seg_i[v, 0] <= p < seg_i[v, 1]:
+                    inside = True
+                    break
+            if not inside:
+                r = max(r, ratio_max[side, k, p])
+    return r if r > 0.0 else np.inf
 
 
 @jit
@@ -414,7 +464,7 @@ def _keep(value, node, cand, best, shared, found):
 @jit
 def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
                  state, best, shared, budget, found, segs, sums, work, hull, prefix, keys,
-                 order, cand, wk, cost=0.0):
+                 order, cand, wk, ratio_max, cost=0.0):
     """Depth-first branch and bound over the boxes on ``stack[:state[TOP]]``.
 
     A box whose bound is at most the best value is pruned. A box whose
@@ -435,7 +485,8 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
     ``found[:8]`` is the query's box and best[1] = 1.0), shared[0] (the
     best value of all threads, read and raised). SCRATCH segs, sums: as
     :func:`box_bound`; work, hull, prefix, keys, order, cand: as
-    :func:`free_bound`; wk: as :func:`joint_bound`.
+    :func:`free_bound`; wk: as :func:`joint_bound`; ratio_max: as
+    :func:`box_grid` gives it for the box's pair.
 
     ``cost``: what the conditions of this search's queries cost (one
     condition's cost for a column alone, two for a pair): best[0] and
@@ -470,7 +521,7 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
             exact = single and single_c
             upper, stopped = free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam,
                                         single, segs, work, hull, prefix, keys, order, cand,
-                                        np.inf if exact else threshold)
+                                        ratio_max, np.inf if exact else threshold)
             if not stopped and upper <= threshold:
                 state[PRUNED] += 1
                 continue

@@ -166,10 +166,11 @@ class _Boxes:
         B = self.B
         self.segs = np.empty((4, kernels.MAX_SEGMENTS, 2), np.int64)
         self.sums = np.empty((2, self.K))
-        self.scratch = (np.empty((4, B)), np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
+        self.scratch = (np.empty((7, B)), np.empty((2, B + 1), np.int64), np.empty((2, B + 1)),
                         np.empty(B), np.empty(B, np.int64), np.zeros(kernels.STACK_WIDTH, np.int64))
         self.wk = np.empty((4, self.K, B + 1))
         self.grid = np.empty(4 * self.K * (B + 1) * (B + 1))
+        self.ratios = np.empty(2 * self.K * B)
         self.state = np.zeros(kernels.N_STATE, np.int64)
 
     def fork(self):
@@ -227,7 +228,8 @@ class _Boxes:
         # six outputs at 255 bins: allocating it per pair cost more than
         # filling it).
         S = self.grid[:4 * self.K * (Bc + 1) * (Bf + 1)].reshape(4 * self.K, Bc + 1, Bf + 1)
-        kernels.box_grid(self.X[:, c], xf, pos_c, pos_f, Bc, Bf, self.g, self.h, S)
+        ratio_max = self.ratios[:2 * self.K * Bc].reshape(2, self.K, Bc)
+        kernels.box_grid(self.X[:, c], xf, pos_c, pos_f, Bc, Bf, self.g, self.h, S, ratio_max)
         depth = 4 * (Bc + Bf + 4)
         stack = np.empty((depth, kernels.STACK_WIDTH), np.int64)
         c_root = (0, 0, 0, 0) if self.nominal[c] else (-1, Bc - 2, 0, Bc - 1)
@@ -239,7 +241,7 @@ class _Boxes:
         bounds[0] = np.inf
         self.state[kernels.TOP] = 1
         self.state[kernels.PUSHED] += 1
-        return _Box(c, f, Bc, Bf, pos_c, pos_f, S, stack, bounds)
+        return _Box(c, f, Bc, Bf, pos_c, pos_f, S, stack, bounds, ratio_max)
 
     def column_strength(self, f):
         """The best single condition on f of each output, summed (complete
@@ -258,7 +260,8 @@ class _Boxes:
         return kernels.search_boxes(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[box.c]),
                                     f_nominal, box.f is None, self.n2, self.lam, self.single,
                                     box.stack, box.bounds, self.state, best, shared, budget,
-                                    found, self.segs, self.sums, *self.scratch, self.wk, cost)
+                                    found, self.segs, self.sums, *self.scratch, self.wk,
+                                    box.ratio_max, cost)
 
     def query(self, box, found):
         """The ``(feature, op, bin)`` conditions of the one-query box ``found``."""
@@ -275,8 +278,9 @@ class _Boxes:
 class _Box:
     """One box search's arrays."""
 
-    def __init__(self, c, f, Bc, Bf, pos_c, pos_f, S, stack, bounds):
+    def __init__(self, c, f, Bc, Bf, pos_c, pos_f, S, stack, bounds, ratio_max):
         self.c, self.f, self.Bc, self.Bf = c, f, Bc, Bf
+        self.ratio_max = ratio_max
         self.pos_c, self.pos_f = pos_c, pos_f
         self.S, self.stack, self.bounds = S, stack, bounds
 

@@ -155,11 +155,33 @@ def test_bounds_are_admissible(problem, data):
     bound, stopped = kernels.free_bound(pair.S, boxes.K, pair.Bc, pair.Bf,
                                         bool(boxes.nominal[c]), bool(boxes.nominal[f]), root,
                                         boxes.n2, boxes.lam, boxes.single, boxes.segs,
-                                        *boxes.scratch)
+                                        *boxes.scratch, pair.ratio_max)
     assert not stopped
     for a in column_conditions(problem, c):
         for b in column_conditions(problem, f):
             assert value(a & b) <= bound * (1 + 1e-9) + 1e-12
+    if not boxes.nominal[c] and int(problem.n_bins[c]) >= 3:
+        # A range of c's intervals with f free, often with inner rows (where
+        # the cells between inner and outer count with their Hessian): it
+        # bounds every pair of one of its intervals and a condition on f.
+        nb = int(problem.n_bins[c])
+        s0 = data.draw(st.integers(-1, nb - 2))
+        s1 = data.draw(st.integers(s0, nb - 2))
+        t0 = data.draw(st.integers(s0 + 1, nb - 1))
+        t1 = data.draw(st.integers(max(t0, s1 + 1), nb - 1))
+        node = np.array((s0, s1, t0, t1, kernels.FREE, 0, 0, 0), np.int64)
+        ranged, stopped = kernels.free_bound(
+            pair.S, boxes.K, pair.Bc, pair.Bf, False, bool(boxes.nominal[f]), node, boxes.n2,
+            boxes.lam, boxes.single, boxes.segs, *boxes.scratch, pair.ratio_max)
+        assert not stopped
+        x = problem.X_binned[:, c]
+        for s_ in range(s0, s1 + 1):
+            for t_ in range(max(t0, s_ + 1), t1 + 1):
+                if (s_, t_) == (-1, nb - 1):
+                    continue
+                a = (x > s_) & (x <= t_)
+                for b in column_conditions(problem, f):
+                    assert value(a & b) <= ranged * (1 + 1e-9) + 1e-12
     if not problem.single_head and not boxes.nominal[f]:
         wk, cand = np.empty((4, boxes.K, pair.Bf + 1)), np.zeros(8, np.int64)
         joint, stopped = kernels.joint_bound(pair.S, boxes.K, pair.Bc, pair.Bf,
@@ -268,8 +290,8 @@ def test_box_grid_equals_numpy_prefix_sums(problem, data):
     pos_f = np.append(np.arange(Bf), Bf).astype(np.int64)
     xc, xf = problem.X_binned[:, c].astype(np.int64), problem.X_binned[:, f].astype(np.int64)
     K = problem.g.shape[1]
-    got = np.empty((4 * K, Bc + 1, Bf + 1))
-    kernels.box_grid(xc, xf, pos_c, pos_f, Bc, Bf, problem.g, problem.h, got)
+    got, ratio_max = np.empty((4 * K, Bc + 1, Bf + 1)), np.empty((2, K, Bc))
+    kernels.box_grid(xc, xf, pos_c, pos_f, Bc, Bf, problem.g, problem.h, got, ratio_max)
     cells = np.zeros((2 * K, Bc, Bf))
     inside = (xc < Bc) & (xf < Bf)
     for k in range(K):
@@ -279,6 +301,13 @@ def test_box_grid_equals_numpy_prefix_sums(problem, data):
     expected = np.zeros_like(got)
     expected[:, 1:, 1:] = cells.cumsum(axis=1).cumsum(axis=2)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
+    # Each position's largest |g| / h over its cells of each sign (inf at h = 0).
+    g_cells, h_cells = cells[:K], cells[K:2 * K]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(h_cells > 0, np.abs(g_cells) / h_cells, np.inf)
+    for side, sign in enumerate((1.0, -1.0)):
+        mine = np.where(sign * g_cells > 0, ratio, 0.0).max(axis=2) if Bf else np.zeros((K, Bc))
+        np.testing.assert_allclose(ratio_max[side], mine, rtol=1e-9)
 
 
 
