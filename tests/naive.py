@@ -106,7 +106,12 @@ def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of, max_steps=
         if max_len and len(used) >= max_len:
             # At the limit, only the columns used so far (max_len counts columns).
             best = [b if j in used else (-np.inf,) + tuple(b[1:]) for j, b in enumerate(best)]
-        j = int(np.argmax([b[0] for b in best]))
+        # The lowest feature within 1e-12 (relative) of the best, as
+        # rulebook.greedy._first_best: values equal but for rounding (|G| /
+        # sqrt(C) of 2/sqrt(3) and 4/sqrt(12)) are ties.
+        values = np.array([b[0] for b in best], dtype=float)
+        top = values.max()
+        j = int(np.argmax(values >= top - 1e-12 * abs(top)))
         if not best[j][0] > value:
             break
         condition = (j, best[j][1], best[j][2])
