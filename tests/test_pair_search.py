@@ -247,6 +247,31 @@ def test_every_node_bound_is_admissible(Bc, Bf, c_nominal, f_nominal, extra, sta
     assert bounds[0] >= expected - 1e-12 * max(1.0, abs(expected))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 7), st.booleans(), st.integers(0, 2**32 - 1))
+def test_pair_grid_ratios_equal_numpy(Bc, Bf, zero_h, seed):
+    """``pair_grid``'s largest ``|g| / h`` per position of c over its cells of
+    each sign (inf at h = 0, 0 for none) against np.add.at over the cells."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    xc, xf = rng.integers(0, Bc + 1, n), rng.integers(0, Bf + 1, n)
+    g, h = rng.normal(size=n), rng.exponential(size=n)
+    if zero_h:
+        h[rng.random(n) < 0.3] = 0.0
+    position = np.append(rng.permutation(Bc), Bc).astype(np.int64)
+    cum, ratio_max = np.empty((4, Bc + 1, Bf)), np.empty((2, Bc))
+    kernels.pair_grid(xc, xf, position, Bc, Bf, g, h, cum, ratio_max)
+    both = (xc < Bc) & (xf < Bf)
+    G, H = np.zeros((Bc, Bf)), np.zeros((Bc, Bf))
+    np.add.at(G, (position[xc[both]], xf[both]), g[both])
+    np.add.at(H, (position[xc[both]], xf[both]), h[both])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(H > 0, np.abs(G) / H, np.inf)
+    for side, sign in enumerate((1.0, -1.0)):
+        expected = np.where(sign * G > 0, ratio, 0.0).max(axis=1)
+        np.testing.assert_allclose(ratio_max[side], expected, rtol=1e-9)
+
+
 def test_a_node_bound_keeps_the_inner_rows_alone():
     """The cells between inner and outer may all weigh more in h than they
     add in g: the bound then needs the inner rows alone, ``(A_G, A_H)``
