@@ -18,7 +18,7 @@ from test_multi_output_search import (
 )
 
 from rulebook import multi_output_search as mos
-from rulebook.greedy import greedy_search
+from rulebook.optimal import _greedy_pair_seed
 from rulebook.search import MultiOutputProblem
 
 
@@ -69,10 +69,7 @@ def test_search_with_a_condition_cost_equals_brute_force(problem, scale, seeded,
     problem = with_limit(problem, limit)
     cost = scale * brute_force(problem)
     expected = brute_force_penalised(problem, cost)
-    seed = None
-    if seeded:
-        greedy = greedy_search(problem)
-        seed = (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
+    seed = _greedy_pair_seed(problem, seeded)  # the greedy query, as the learner seeds
     from rulebook import pair_search
 
     saved = pair_search.SERIAL_SECONDS

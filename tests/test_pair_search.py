@@ -444,11 +444,8 @@ def test_pair_search_with_a_condition_cost_equals_brute_force(problem, limit, la
     problem = limited_problem(problem, limit, lam)
     cost = scale * brute_force(problem)
     expected = brute_force_penalised(problem, cost)
-    seed = None
-    if seeded:
-        from rulebook.greedy import greedy_search
-        greedy = greedy_search(problem)
-        seed = (float(greedy.value), list(greedy.conditions)) if greedy.conditions else None
+    from rulebook.optimal import _greedy_pair_seed
+    seed = _greedy_pair_seed(problem, seeded)  # the greedy query, as the learner seeds
     conditions, value, stats = pair_module.pair_search(problem, seed=seed, condition_cost=cost)
     priced = sum(1 for c in conditions if not problem.is_nominal[c[0]]) + len(
         {c[0] for c in conditions if problem.is_nominal[c[0]]})
