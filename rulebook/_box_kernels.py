@@ -52,8 +52,10 @@ import numpy as np
 
 from ._config import jit, jit_helper
 from ._pair_kernels import (  # as in the single-output pair search
+    _c_price,
     _expressible,
     best_interval,
+    best_priced_interval,
     best_set,
 )
 
@@ -78,15 +80,15 @@ MAX_SEGMENTS = 64
 
 
 @jit_helper
-def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop):
+def _solve_f(G, H, Bf, f_nominal, n2, lam, hull, prefix, keys, order, stop, extra=0.0):
     # Best condition on f for per-bin sums G, H: (value, a, b) with (a, b)
-    # = (lo, hi) bins of an interval, or (kind, size) of ``best_set``;
-    # returns early once above stop. Its own copy, not the pair search's:
-    # that one prices an interval's second threshold, which a box's bound
-    # over outputs does not.
+    # = (lo, hi) bins of an interval (its value less ``extra`` if it has two
+    # thresholds), or (kind, size) of ``best_set``; returns early once
+    # above stop. extra == 0 is ``best_interval`` itself.
     if f_nominal:
         return best_set(G, H, Bf, n2, lam, keys, order, stop)
-    return best_interval(G, H, Bf, n2, lam, hull, prefix, stop)
+    v, _, lo, hi = best_priced_interval(G, H, Bf, n2, lam, extra, hull, prefix, stop)
+    return v, lo, hi
 
 
 @jit
@@ -253,7 +255,7 @@ def box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, s
 
 @jit
 def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, work, hull,
-               prefix, keys, order, cand, ratio_max, stop=np.inf):
+               prefix, keys, order, cand, ratio_max, stop=np.inf, extra=0.0):
     """The bound of a box of c's range and any condition on f.
 
     For each position of f, the sums of c's inner positions (``A_k``,
@@ -276,6 +278,15 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
     SCRATCH work (7, Bf) and those of ``rulebook._pair_kernels.best_interval``
     / ``best_set``. ratio_max: as :func:`box_grid` gives it.
 
+    ``extra`` (a single-output head's only): what an interval ``a < f <=
+    b`` pays for its second threshold; each output's conditions on f are
+    then solved by their value less it
+    (``rulebook._pair_kernels.best_priced_interval``), so the bound (and a
+    leaf's value) is of ``value - extra * [two thresholds on f]``. A
+    complete head's bound, a sum of each output's own best condition, may
+    not price them (the price is paid once, not once an output): it is of
+    the plain value, at least the priced one.
+
     Returns ``(bound, stopped)``: stopped as soon as the bound is known to
     exceed ``stop`` (every output's term is at least 0, so a partial sum or
     one output's term above it suffices); the value returned is then not
@@ -284,6 +295,7 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
     n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
     n_co = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], True, segs[1])
     single_c = _is_single(c_nominal, Bc, node[0], node[1], node[2], node[3])
+    f_extra = extra if single else 0.0
     value = 0.0
     for k in range(K):
         for j in range(Bf):
@@ -308,10 +320,10 @@ def free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, 
                 for j in range(Bf):
                     work[6, j] = work[1, j] + work[4 + side, j] / r
                 v, a, b = _solve_f(work[2 + side], work[6], Bf, f_nominal, n2, lam, hull,
-                                   prefix, keys, order, gap)
+                                   prefix, keys, order, gap, f_extra)
             else:
                 v, a, b = _solve_f(work[0], work[1], Bf, f_nominal, n2, lam, hull, prefix,
-                                   keys, order, gap)
+                                   keys, order, gap, f_extra)
             if v > gap:
                 return value + v if not single else v, True
             if v > term:
@@ -357,7 +369,7 @@ def _free_ratio(ratio_max, side, k, seg_i, n_i, seg_o, n_o):
 
 
 @jit
-def joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk, cand, stop):
+def joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk, cand, stop, extra=0.0):
     """A complete head's bound of a box of c's range and any interval on a
     numeric f, every output taking the same interval.
 
@@ -366,7 +378,8 @@ def joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk, cand, stop):
     bins (as :func:`free_bound`, but one ``J`` for all outputs): at least
     every query's value of the box, and its best query's value when c's
     range is one condition (``P = N = 0``); ``cand[4:8]`` then holds that
-    interval. Returns ``(value, stopped)``: stopped (value not the
+    interval. Each interval of two thresholds (``a < f <= b``) is valued
+    less ``extra``. Returns ``(value, stopped)``: stopped (value not the
     maximum) as soon as a value exceeds ``stop``. SCRATCH wk (4, K, Bf + 1).
     """
     n_ci = _segments(c_nominal, Bc, node[0], node[1], node[2], node[3], False, segs[0])
@@ -396,6 +409,8 @@ def joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk, cand, stop):
                 A = wk[0, k, hi] - wk[0, k, lo]
                 G = max(abs(A + wk[2, k, hi] - wk[2, k, lo]), abs(A + wk[3, k, hi] - wk[3, k, lo]))
                 value += G * G / (n2 * (lam + wk[1, k, hi] - wk[1, k, lo]))
+            if extra != 0.0 and lo > 0 and hi < Bf:
+                value -= extra
             if value > best:
                 best = value
                 cand[4], cand[5], cand[6], cand[7] = lo - 1, lo - 1, hi - 1, hi - 1
@@ -464,7 +479,7 @@ def _keep(value, node, cand, best, shared, found):
 @jit
 def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, stack, bounds,
                  state, best, shared, budget, found, segs, sums, work, hull, prefix, keys,
-                 order, cand, wk, ratio_max, cost=0.0):
+                 order, cand, wk, ratio_max, cost=0.0, extra=0.0):
     """Depth-first branch and bound over the boxes on ``stack[:state[TOP]]``.
 
     A box whose bound is at most the best value is pruned. A box whose
@@ -497,6 +512,13 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
     their bound minus ``cost``): exactly the queries of largest penalised
     value are kept. 0: the plain objective, bit for bit as before.
 
+    ``extra``: what an interval ``a < x <= b`` on a numeric axis pays for
+    its second threshold (a nominal set and a one-sided condition pay
+    none), on top of ``cost``: a box's bound is then of ``value - extra *
+    intervals`` (its least on c, and on f where f is free the priced
+    solves of :func:`free_bound` and :func:`joint_bound`), and so are
+    ``bounds``; a leaf's value is less its exact price. 0: no such price.
+
     Returns DONE (stack empty) or BATCH (budget spent).
     """
     expanded = 0
@@ -514,6 +536,9 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
             continue
         state[NODES] += 1
         single_c = _is_single(c_nominal, Bc, node[0], node[1], node[2], node[3])
+        # The least price of the node's second thresholds on c (exact when
+        # c's range is one condition); 0.0 without ``extra``.
+        c_extra = extra * _c_price(c_nominal, Bc, node[0], node[0], node[3], node[3])
         if node[4] == FREE:
             # Exact only where it is a leaf's value (a single-output head
             # with c fixed); elsewhere it need only be known above the best
@@ -521,14 +546,18 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
             exact = single and single_c
             upper, stopped = free_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam,
                                         single, segs, work, hull, prefix, keys, order, cand,
-                                        ratio_max, np.inf if exact else threshold)
+                                        ratio_max, np.inf if exact else threshold + c_extra,
+                                        extra)
+            upper -= c_extra
             if not stopped and upper <= threshold:
                 state[PRUNED] += 1
                 continue
             upper = bounds[top] if stopped else min(upper, bounds[top])
             if not single and not f_nominal and (single_c or Bf <= ENUM_MAX_BINS):
                 joint, stopped = joint_bound(S, K, Bc, Bf, c_nominal, node, n2, lam, segs, wk,
-                                             cand, threshold if not single_c else np.inf)
+                                             cand, threshold + c_extra if not single_c else np.inf,
+                                             extra)
+                joint -= c_extra
                 if not stopped:
                     if joint <= threshold:
                         state[PRUNED] += 1
@@ -559,6 +588,9 @@ def search_boxes(S, K, Bc, Bf, c_nominal, f_nominal, f_dummy, n2, lam, single, s
                 state[PUSHED] += 1
             continue
         upper = box_bound(S, K, Bc, Bf, c_nominal, f_nominal, node, n2, lam, single, segs, sums)
+        if not f_dummy:
+            upper -= extra * _c_price(f_nominal, Bf, node[4], node[4], node[7], node[7])
+        upper -= c_extra
         single_f = f_dummy or _is_single(f_nominal, Bf, node[4], node[5], node[6], node[7])
         if single_c and single_f:
             state[LEAVES] += 1

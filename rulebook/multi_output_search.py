@@ -58,6 +58,7 @@ from .pair_search import (
     CALL_SECONDS,
     MAX_BRANCHED_CATEGORIES,
     _conditions,
+    priced_conditions,
     run_workers,
     search_stats,
 )
@@ -255,13 +256,13 @@ class _Boxes:
                                        self.n2, self.lam, self.single, G, H, work[0], work[1],
                                        hull, prefix, keys, order)
 
-    def step(self, box, best, shared, budget, found, cost=0.0):
+    def step(self, box, best, shared, budget, found, cost=0.0, extra=0.0):
         f_nominal = box.f is not None and bool(self.nominal[box.f])
         return kernels.search_boxes(box.S, self.K, box.Bc, box.Bf, bool(self.nominal[box.c]),
                                     f_nominal, box.f is None, self.n2, self.lam, self.single,
                                     box.stack, box.bounds, self.state, best, shared, budget,
                                     found, self.segs, self.sums, *self.scratch, self.wk,
-                                    box.ratio_max, cost)
+                                    box.ratio_max, cost, extra)
 
     def query(self, box, found):
         """The ``(feature, op, bin)`` conditions of the one-query box ``found``."""
@@ -321,11 +322,15 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jo
         return the same query on every run); the threads are capped so that
         their grids of sums take at most ``GRID_MEMORY`` bytes together.
     condition_cost : float >= 0, default=0.0
-        Objective charged per condition (column constrained): the query of
-        largest ``value - condition_cost * conditions`` is searched for
+        Objective charged per threshold, as with one output
+        (:func:`rulebook.pair_search.priced_conditions`: ``x <= t`` or a
+        nominal set once, an interval ``a < x <= b`` twice): the query of
+        largest ``value - condition_cost * thresholds`` is searched for
         (:func:`condition_cost_of`), exactly: the boxes of one column and
-        of two share one incumbent in penalised values
-        (``_box_kernels.search_boxes``'s ``cost``). 0: the plain objective.
+        of two share one incumbent in penalised values, each box's
+        columns charged as ``_box_kernels.search_boxes``'s ``cost`` and an
+        interval's second threshold as its ``extra``. 0: the plain
+        objective.
 
     Returns
     -------
@@ -344,11 +349,11 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jo
     boxes = _Boxes(problem)
     value, query = boxes.root_value(), []
     penalised = value
-    if seed is not None and float(seed[0]) - cost * _n_columns(seed[1]) > penalised:
+    if seed is not None and float(seed[0]) - cost * priced_conditions(seed[1]) > penalised:
         value, query = float(seed[0]), list(seed[1])
-        penalised = value - cost * _n_columns(query)
+        penalised = value - cost * priced_conditions(query)
     # Every box is bounded by the root's bound (each output's tight bound
-    # over all rows), less the cost of one condition at least: what a
+    # over all rows), less the cost of one threshold at least: what a
     # stopped search reports for the boxes not begun.
     root_bound = boxes.root_bound()
     query_bound = root_bound - cost
@@ -457,11 +462,6 @@ def condition_cost_of(problem, factor):
     return cost if np.isfinite(cost) else 0.0
 
 
-def _n_columns(conditions):
-    """Conditions of a query: the columns it constrains."""
-    return len({int(condition[0]) for condition in conditions})
-
-
 # Most bytes of the threads' grids of sums together (one grid a thread:
 # 4 K (B + 1)^2 float64, 112 MB for 53 outputs on 255-bin columns).
 GRID_MEMORY = 256 << 20
@@ -516,13 +516,14 @@ class _Run:
     def __init__(self, boxes, value, query, shared, root_bound, cost=0.0):
         self.boxes, self.shared, self.root_bound = boxes, shared, root_bound
         self.value, self.query, self.cost = value, query, cost
-        self.best = np.array([value - cost * _n_columns(query), 0.0])
+        self.best = np.array([value - cost * priced_conditions(query), 0.0])
         self.found = np.zeros(kernels.STACK_WIDTH, np.int64)
         self.box, self.trace = None, []
         self.boxes_done, self.finished = 0, False
 
     def box_cost(self, box):
-        """What the conditions of the box's queries cost: one or two."""
+        """What the box's queries' columns cost, one or two thresholds (an
+        interval's second threshold is the kernel's ``extra``)."""
         return self.cost * (1 if box.f is None else 2)
 
     def run(self, plan, taken, deadline, started, report):
@@ -553,7 +554,7 @@ class _Run:
             nodes = int(state[kernels.NODES] + state[kernels.PRUNED_OPEN])
             box_cost = self.box_cost(self.box)
             status = self.boxes.step(self.box, self.best, self.shared, budget, self.found,
-                                     box_cost)
+                                     box_cost, self.cost)
             now = time.perf_counter()
             used = int(state[kernels.NODES] + state[kernels.PRUNED_OPEN]) - nodes
             if used:
@@ -561,8 +562,10 @@ class _Run:
                                                                               1e-6))))
             if self.best[1]:
                 self.best[1] = 0.0
-                self.value = float(self.best[0]) + box_cost
                 self.query = self.boxes.query(self.box, self.found)
+                # Its plain value: the penalised one plus what it paid (with
+                # no cost, + 0.0: the kernel's value as it is).
+                self.value = float(self.best[0]) + self.cost * priced_conditions(self.query)
                 self.trace.append((int(state[kernels.NODES]), now - started,
                                    float(self.best[0])))
             if status == kernels.DONE:
