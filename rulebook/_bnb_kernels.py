@@ -44,7 +44,10 @@ contains ``S``. Codes are built incrementally from the last entry back
 (``_bound_subtrees``). With ``|L| <= EXACT_MAX_LIST`` (and ``2^|L|`` not
 far above the child's row count) the subtree is solved: sums per code,
 then per superset by the zeta transform, and the best ``S``
-(``_solve_subtree``). Otherwise rows of equal code form classes, and
+(``_solve_subtree``); a solve runs only where a sieve over the node's rows
+(``_sieve_subtrees``, the children with lists of at most ``SIEVE_MAX_LIST``)
+finds a set that may beat the incumbent, which leaves the results as they
+were. Otherwise rows of equal code form classes, and
 Theorem 3.1 over the classes (``_code_class_bound``) bounds the subtree;
 it is never looser than the bound over classes of *all* propositions after
 the child (finer classes), which it replaced.

@@ -54,5 +54,10 @@ CLASS_SAMPLE = 64
 EXACT_MAX_LIST = 12
 EXACT_ROWS_FACTOR = 64
 
+# The children of a node that may be solved are sieved together
+# (``_bnb_subtrees._sieve_subtrees``) when there are at least this many.
+SIEVE_MIN_CHILDREN = 2
+SIEVE_MAX_LIST = 8
+
 # Why ``run_search`` returned.
 DONE, GROW, BATCH, IMPROVED = 0, 1, 2, 3

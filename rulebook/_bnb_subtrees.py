@@ -3,8 +3,11 @@
 A core child's subtree adds subsets of its remaining list: small lists are
 solved exactly (sums per code, zeta transform over supersets,
 ``_solve_subtree``), larger ones bounded by Theorem 3.1 over classes of rows
-of equal code (``_code_class_bound``). Also the small sorts and heaps these
-use. Part of :mod:`rulebook._bnb_kernels` (see its docstring).
+of equal code (``_code_class_bound``). Most solves find nothing better, so
+they are filtered first: a node's children with the shortest lists by one
+transform over the node's rows (``_sieve_subtrees``), and within a solve by
+the least gradient a better set must have (``_gradient_floors``) before the
+weights are summed. Also the small sorts and heaps these use. Part of :mod:`rulebook._bnb_kernels` (see its docstring).
 
 References
 ----------
@@ -14,7 +17,7 @@ References
 """
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._bnb_extents import _uses_feature
 from ._bnb_layout import (
@@ -30,6 +33,8 @@ from ._bnb_layout import (
     EXACT_MAX_LIST,
     EXACT_ROWS_FACTOR,
     EXPANDED,
+    SIEVE_MAX_LIST,
+    SIEVE_MIN_CHILDREN,
     SUBTREE_SOLVED,
 )
 from ._config import jit, jit_helper, jit_inline
@@ -228,6 +233,13 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 or istate[EXPANDED] % CLASS_SAMPLE == 0)
     # Codes of more entries than a solve takes serve only the class bound.
     last_entry = 64 if class_on else EXACT_MAX_LIST
+    # The subtrees that may be solved below, as a bitmask of their list
+    # lengths, and one sieve for all of them (``_sieve_subtrees``): only
+    # those it flags are solved. The codes of the last n_built entries are
+    # built by it; solves mask the higher bits off, class bounds clear them.
+    n_built, flagged = _sieve_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start,
+                                       first, kept, alpha, best, codes, bit_prop, zg, zw, gp,
+                                       hp, cp, code, n_total, reg_lambda)
     n_list = 0
     for j in range(kept - 1, first - 1, -1):
         a = aug_a[start + j]
@@ -240,8 +252,11 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 allowed = n_list if max_length == 0 else _new_columns(
                     q, a, bit_prop, n_list, max_length, length, col_bit, rec_parent, rec_prop,
                     pf)
-                value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit,
-                                              best, zg, zw, gp, hp, cp, code, n_total, reg_lambda)
+                value, found = 0.0, 0
+                if (flagged >> n_list) & 1:
+                    value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit,
+                                                  best, zg, zw, gp, hp, cp, code, n_total,
+                                                  reg_lambda)
                 if found != 0 and value > best:
                     best = value
                     fstate[BEST_VALUE] = value
@@ -258,6 +273,17 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 sub_b[j] = -np.inf
             elif class_on:
                 direct = n_list < 64 and (one << np.uint64(n_list)) <= np.uint64(T)
+                if n_list < n_built:
+                    # Classes are of the child's own entries: the codes'
+                    # higher bits (the sieve's) are cleared, and rebuilt
+                    # below entry by entry (rare: a child of few rows).
+                    low = (one << np.uint64(n_list)) - one
+                    for w in range(ext.shape[0]):
+                        word = ext[w]
+                        while word != 0:
+                            codes[w * 64 + trailing_zeros(word)] &= low
+                            word &= word - one
+                    n_built = n_list
                 upper = _code_class_bound(
                     ext, bits, a, codes, direct, int(CLASS_BOUND_MAX_FRACTION * sub_m[j]),
                     gkey, gid, gstamp, counter, gp, hp, cp, code, n_total, reg_lambda, cg, cw,
@@ -268,6 +294,9 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 sub_b[j] = min(sub_b[j], upper)
         if n_list == last_entry:
             break
+        if n_list < n_built:  # its code bit is set already
+            n_list += 1
+            continue
         bit = one << np.uint64(n_list)
         bit_prop[n_list] = a
         for w in range(ext.shape[0]):
@@ -277,6 +306,85 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                 word &= word - np.uint64(1)
         n_list += 1
     return improved
+
+
+@jit
+def _sieve_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, first, kept, alpha,
+                    best, codes, bit_prop, zg, zw, gp, hp, cp, code, n_total, reg_lambda):
+    # The children that ``_bound_subtrees`` may solve (list length L =
+    # kept - 1 - j between 1 and EXACT_MAX_LIST, 2^L <= EXACT_ROWS_FACTOR
+    # rows, still above ``best``: ``best`` only rises in that loop, so it
+    # solves no other) have nested lattices: with codes over the node's
+    # rows (bit i: the i-th entry from the end) the sets of child j's
+    # subtree are the codes whose highest bit is L, and the sums over the
+    # node's rows whose code contains such a set are the child's. One
+    # accumulation over the node's rows and one zeta transform over
+    # n_built = 1 + (largest L) bits then test every child at once, where
+    # each solve would visit its rows again (a node's children share most
+    # of them) and transform its own 2^L sums. A child is flagged when one
+    # of its sets may beat ``best`` (in a different order of summation
+    # than the solve's, hence margins); only flagged children are solved,
+    # exactly as before, so results do not change. With fewer than
+    # SIEVE_MIN_CHILDREN candidates nothing is sieved (all flagged).
+    # OUT codes (ext's rows) for the last n_built entries, bit_prop[0..n_built-1].
+    # Returns (n_built, bitmask of flagged list lengths).
+    top, n_cand = 0, 0
+    for j in range(max(first, kept - 1 - SIEVE_MAX_LIST), kept - 1):
+        L = kept - 1 - j
+        if (needs_bound[j] and alpha * sub_b[j] > best
+                and (1 << L) <= EXACT_ROWS_FACTOR * sub_m[j]):
+            n_cand += 1
+            top = max(top, L)
+    if n_cand < SIEVE_MIN_CHILDREN or best <= 0.0:
+        return 0, -1
+    n_built = top + 1
+    one = np.uint64(1)
+    size = 1 << n_built
+    for s in range(size):
+        zg[s] = 0.0
+        zw[s] = 0.0
+    for i in range(n_built):  # codes of ext's rows are zero here
+        a = aug_a[start + kept - 1 - i]
+        bit_prop[i] = a
+        bit = one << np.uint64(i)
+        for w in range(ext.shape[0]):
+            word = ext[w] & bits[a, w]
+            while word != 0:
+                codes[w * 64 + trailing_zeros(word)] |= bit
+                word &= word - one
+    abs_g, sum_w = 0.0, 0.0
+    for w in range(ext.shape[0]):
+        word = ext[w]
+        while word != 0:
+            r = w * 64 + trailing_zeros(word)
+            word &= word - one
+            c = codes[r]
+            gi = gp[r]
+            wi = cp[r] if code == 1 else hp[r]
+            zg[c] += gi
+            zw[c] += wi
+            abs_g += abs(gi)
+            sum_w += wi
+    _superset_sums(zg, n_built)
+    _superset_sums(zw, n_built)
+    # A set's value exceeds ``best`` iff G^2 > t (lam + W) (code 0: G^2 >
+    # t), t as in ``_any_above`` lowered by a relative 1e-9; G and W may
+    # differ from the solve's sums by rounding, at most a few units of
+    # 2^-52 of abs_g, sum_w per addition (2^n_built + rows of them): 1e-9
+    # of them is far more.
+    lam = reg_lambda if code == 2 else 0.0
+    t = (2.0 * n_total * best if code == 2 else best * best) * (1.0 - 1e-9)
+    dg, dw = 1e-9 * abs_g, 1e-9 * sum_w
+    flagged = -(1 << n_built)  # longer lists are solved unsieved
+    for L in range(1, n_built):
+        count = 0
+        for s in range((1 << L) + 1, 1 << (L + 1)):
+            g = abs(zg[s]) + dg
+            den = 1.0 if code == 0 else lam + max(zw[s] - dw, 0.0)
+            count += g * g > t * den
+        if count > 0:
+            flagged |= 1 << L
+    return n_built, flagged
 
 
 @jit
@@ -321,33 +429,36 @@ def _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit, best, zg, zw, 
     for s in range(size):  # a loop, not a slice: views cost reference counting
         zg[s] = 0.0
         zw[s] = 0.0
-    # The largest |g| and the smallest weight of the rows: every extent
-    # then has weight W >= kappa |G| (kappa = wmin / gmax), a bound on W
-    # that needs no superset sums of the weights.
-    gmax, wmin = 0.0, np.inf
+    abs_g = 0.0
     for w in range(ext.shape[0]):
         word = ext[w] & bits[a, w]
         while word != 0:
             r = w * 64 + trailing_zeros(word)
             word &= word - np.uint64(1)
-            c = codes[r]
+            c = codes[r] & (size - 1)  # the higher bits: earlier entries
             gi = gp[r]
-            wi = cp[r] if code == 1 else hp[r]
             zg[c] += gi
-            zw[c] += wi
-            gmax = max(gmax, abs(gi))
-            wmin = min(wmin, wi)
+            zw[c] += cp[r] if code == 1 else hp[r]
+            abs_g += abs(gi)
     lam = reg_lambda if code == 2 else 0.0
-    kappa = wmin / gmax if gmax > 0.0 else 0.0
-    # The usual answer is that no S beats ``best`` (measured on mobile
-    # prices: 94% of the solves are settled by the gradient sums and the
-    # bound on W, all but 9 of 1.5 million by the exact W).
+    # The usual answer is that no S beats ``best`` (measured on friedman1:
+    # 99% of the solves), settled by the gradient sums alone where it can
+    # (``_gradient_floors``), else by the exact W.
     _superset_sums(zg, n_list)
-    if not _any_above(zg, zw, size, best, code, n_total, lam, kappa, False):
-        return 0.0, 0
+    if best > 0.0:
+        t = (2.0 * n_total * best if code == 2 else best * best) * (1.0 - 1e-9)
+        if code == 0:
+            lo_pos = lo_neg = np.sqrt(t)
+        else:
+            lo_pos, lo_neg = _gradient_floors(ext, bits, a, gp, hp, cp, code, lam, t)
+        # zg's sums and the floors' may differ by rounding: 1e-9 of the
+        # rows' |g| is far more than it.
+        margin = 1e-9 * abs_g
+        if not _any_beyond(zg, size, lo_pos - margin, lo_neg - margin):
+            return 0.0, 0
     if code != 0:
         _superset_sums(zw, n_list)
-        if not _any_above(zg, zw, size, best, code, n_total, lam, kappa, True):
+        if not _any_above(zg, zw, size, best, code, n_total, lam):
             return 0.0, 0
     # Compare G^2 / den by cross multiplication (no division per set): den
     # is lambda + H (code 2), C (code 1) or 1 (code 0); the winner's value
@@ -373,14 +484,13 @@ def _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit, best, zg, zw, 
 # ``_bound_subtrees``, or the node helpers into ``run_search``, was slower
 # (measured in session 8).
 @jit_inline
-def _any_above(zg, zw, size, best, code, n_total, lam, kappa, exact_weights):
+def _any_above(zg, zw, size, best, code, n_total, lam):
     # Could any set s = 1..size-1 have an objective above ``best``? By
     # ``_objective``, value > best if and only if G^2 > t (lam + W) (code
-    # 0: G^2 > t), with t = 2 n best (code 2) or best^2. W is zw[s] with
-    # ``exact_weights``, else its lower bound kappa |G| (then a yes may be
-    # wrong, a no is not). No loop-carried state, so the loop vectorises,
-    # unlike the search for the best set. t is lowered by a relative 1e-9
-    # so that rounding cannot hide a set whose value is above best.
+    # 0: G^2 > t), with t = 2 n best (code 2) or best^2, G = zg[s] and
+    # W = zw[s]. No loop-carried state, so the loop vectorises, unlike the
+    # search for the best set. t is lowered by a relative 1e-9 so that
+    # rounding cannot hide a set whose value is above best.
     if best <= 0.0:
         return True
     t = (2.0 * n_total * best if code == 2 else best * best) * (1.0 - 1e-9)
@@ -388,12 +498,80 @@ def _any_above(zg, zw, size, best, code, n_total, lam, kappa, exact_weights):
     if code == 0:
         for s in range(1, size):
             count += zg[s] * zg[s] > t
-    elif exact_weights:
-        for s in range(1, size):
-            count += zg[s] * zg[s] > t * (lam + zw[s])
     else:
         for s in range(1, size):
-            count += zg[s] * zg[s] > t * (lam + kappa * abs(zg[s]))
+            count += zg[s] * zg[s] > t * (lam + zw[s])
+    return count > 0
+
+
+@jit_inline
+def _gradient_floors(ext, bits, a, gp, hp, cp, code, lam, t):
+    # Every extent S within the rows ext & bits[a] with value above the
+    # threshold (G^2 > t (lam + W), W its weight) has G >= lo_pos or
+    # -G >= lo_neg. The least weight of rows summing to a gradient G > 0
+    # is at least W*(G), the weight of the prefix of the positive rows in
+    # ratio order (positions are that order) reaching G, interpolated
+    # within a row (the fractional knapsack); W*(G) is convex and
+    # piecewise linear, so G^2 - t (lam + W*(G)) is convex on each piece
+    # and positive on a piece only if it is at one of its ends. Hence
+    # below the start of the first piece whose end is positive no G
+    # qualifies: lo_pos is that start (inf if none), found walking
+    # forward; lo_neg likewise from the negative rows, walking back.
+    # Tighter than W >= (min w / max |g|) |G| (the bound it replaced):
+    # on friedman1 it settles about half of the solves that needed the
+    # superset sums of W (L = 9-12) without them.
+    one = np.uint64(1)
+    lo_pos, lo_neg = np.inf, np.inf
+    G, W = 0.0, 0.0
+    for w in range(ext.shape[0]):
+        word = ext[w] & bits[a, w]
+        done = False
+        while word != 0:
+            r = w * 64 + trailing_zeros(word)
+            word &= word - one
+            gi = gp[r]
+            if not gi > 0.0:
+                done = True
+                break
+            G1 = G + gi
+            W1 = W + (cp[r] if code == 1 else hp[r])
+            if G1 * G1 > t * (lam + W1):
+                lo_pos = G
+                done = True
+                break
+            G, W = G1, W1
+        if done:
+            break
+    G, W = 0.0, 0.0
+    for w in range(ext.shape[0] - 1, -1, -1):
+        word = ext[w] & bits[a, w]
+        done = False
+        while word != 0:
+            top = np.uint64(63 - leading_zeros(word))
+            word ^= one << top
+            r = np.uint64(w * 64) + top
+            gi = gp[r]
+            if not gi < 0.0:
+                done = True
+                break
+            G1 = G - gi
+            W1 = W + (cp[r] if code == 1 else hp[r])
+            if G1 * G1 > t * (lam + W1):
+                lo_neg = G
+                done = True
+                break
+            G, W = G1, W1
+        if done:
+            break
+    return lo_pos, lo_neg
+
+
+@jit_inline
+def _any_beyond(zg, size, lo_pos, lo_neg):
+    # Is some zg[s] (s = 1..size-1) >= lo_pos or <= -lo_neg? Vectorises.
+    count = 0
+    for s in range(1, size):
+        count += (zg[s] >= lo_pos) | (-zg[s] >= lo_neg)
     return count > 0
 
 

@@ -289,7 +289,7 @@ class _BranchAndBound:
                 self.subtree_bounds, np.zeros(n, np.uint64), np.zeros(T, np.uint64),
                 np.zeros(T, np.int64), np.zeros(T, np.int64), np.zeros(1, np.int64),
                 np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n),
-                np.empty(1 << bnb.EXACT_MAX_LIST), np.empty(1 << bnb.EXACT_MAX_LIST),
+                np.empty(2 << bnb.EXACT_MAX_LIST), np.empty(2 << bnb.EXACT_MAX_LIST),
                 np.empty(64, np.int64))
 
     def _bound(self, rows):
