@@ -59,5 +59,9 @@ EXACT_ROWS_FACTOR = 64
 SIEVE_MIN_CHILDREN = 2
 SIEVE_MAX_LIST = 8
 
+# Solves of at least this many entries test in single precision first
+# (``_bnb_subtrees._may_beat``).
+SINGLE_MIN_LIST = 6
+
 # Why ``run_search`` returned.
 DONE, GROW, BATCH, IMPROVED = 0, 1, 2, 3

@@ -143,3 +143,34 @@ def test_sieve_flags_every_child_with_a_set_above_the_incumbent(problem_extent, 
                    for i in range(n_built))
     np.testing.assert_array_equal(got_codes[positions], expected)
     np.testing.assert_array_equal(bit_prop[:n_built], aug_a[::-1][:n_built])
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems_with_extent(integer_stats=False), st.integers(1, 6), st.integers(0, 2**32 - 1),
+       st.sampled_from([0.0, 0.5, 0.9, 1.0 - 1e-12, 1.0, 1.5]))
+def test_single_precision_test_admits_every_set_above_the_incumbent(problem_extent, n_list, seed,
+                                                                    fraction):
+    """``_may_beat`` says yes whenever some set S of the subtree (rows whose
+    code contains S) passes the solve's own test in double precision,
+    G^2 > t (lam + W)."""
+    problem, order, positions, ext, codes, stats = positions_problem(
+        problem_extent, seed, 2 ** n_list, dense_bits=n_list if seed % 2 else 0)
+    if problem.objective == 0 or (problem.objective == 2 and problem.reg_lambda == 0.0):
+        return  # code 0 is not sent to it; no subtree bounds at lambda 0
+    gp, w = stats[0], weights(problem, stats)
+    lam = problem.reg_lambda if problem.objective == 2 else 0.0
+    sums = []
+    for S in range(1, 2 ** n_list):
+        rows = positions[(codes[positions] & np.uint64(S)) == np.uint64(S)]
+        sums.append((gp[rows].sum(), w[rows].sum(), objective(problem, order[rows])))
+    best = fraction * max(value for _, _, value in sums)
+    if best <= 0.0:
+        return
+    t = threshold(problem, best)
+    full = np.full(len(ext), np.uint64(0xFFFFFFFFFFFFFFFF))
+    zg = np.full(2 << SIEVE_MAX_LIST, np.nan)
+    got = subtrees._may_beat(ext, full[None, :], 0, codes, n_list, best, zg, *stats,
+                             problem.objective, problem.n_total, problem.reg_lambda)
+    event(f"may beat: {got}")
+    if any(G * G > t * (lam + W) for G, W, _ in sums):
+        assert got
