@@ -29,6 +29,7 @@ from ._bnb_layout import (
     CLASS_PRUNED,
     CLASS_SAMPLE,
     CLASS_TRIAL,
+    CLASS_TRIAL_BARREN,
     CLASS_TRIED,
     EXACT_MAX_LIST,
     EXACT_ROWS_FACTOR,
@@ -229,8 +230,9 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
     T = gid.shape[0]
     one = np.uint64(1)
     improved = False
-    tried = counters[CLASS_TRIED]
-    class_on = (tried < CLASS_TRIAL or counters[CLASS_PRUNED] * CLASS_PRUNE_RATE_INV >= tried
+    tried, pruned = counters[CLASS_TRIED], counters[CLASS_PRUNED]
+    class_on = ((tried < CLASS_TRIAL and (pruned > 0 or tried < CLASS_TRIAL_BARREN))
+                or pruned * CLASS_PRUNE_RATE_INV >= tried
                 or istate[EXPANDED] % CLASS_SAMPLE == 0)
     # Codes of more entries than a solve takes serve only the class bound.
     last_entry = 64 if class_on else EXACT_MAX_LIST
