@@ -48,6 +48,10 @@ CLASS_TRIAL = 1000
 CLASS_TRIAL_BARREN = 100
 CLASS_PRUNE_RATE_INV = 1000
 CLASS_SAMPLE = 64
+# While the class bound is on, solves of at least this many entries try it
+# first (titanic: 12 -5%, 10 -9% CPU a fit; friedman1: 12 -4%, but 10 +5%,
+# where the bound's rare prunes kept its trial going).
+CLASS_FIRST_LIST = 12
 
 # Subtrees of a child with at most this many augmentations left, and 2^L
 # at most this factor times its rows, are solved exactly (2^L sums) instead
@@ -55,8 +59,14 @@ CLASS_SAMPLE = 64
 # cut mobile prices from 1.30M to 0.82M expansions, 25.7 -> 23.2 s, and
 # left the other datasets within 5%; 14 entries (factor 64) expanded
 # fewer nodes still but took as long on mobile prices and longer on
-# digits5 (13.8 -> 14.6 s).
-EXACT_MAX_LIST = 12
+# digits5 (13.8 -> 14.6 s). Session 26, with the solves' filters (the
+# sieve, the gradient floors, single precision first) and the class bound
+# tried first at 12 or more entries (CLASS_FIRST_LIST): 12 -> 13 took
+# friedman1 (paper settings) -4% and titanic -5% CPU a fit, diabetes,
+# suicide rates and videogames within noise; 11 was 10% slower on
+# friedman1, 14 and 15 about as 13 (not measured on digits5 or mobile
+# prices).
+EXACT_MAX_LIST = 13
 EXACT_ROWS_FACTOR = 64
 
 # The children of a node that may be solved are sieved together

@@ -25,6 +25,7 @@ from ._bnb_layout import (
     BEST_RECORD,
     BEST_VALUE,
     CLASS_BOUND_MAX_FRACTION,
+    CLASS_FIRST_LIST,
     CLASS_PRUNE_RATE_INV,
     CLASS_PRUNED,
     CLASS_SAMPLE,
@@ -256,7 +257,19 @@ def _bound_subtrees(ext, bits, aug_a, sub_b, sub_m, needs_bound, start, kept, co
                     q, a, bit_prop, n_list, max_length, length, col_bit, rec_parent, rec_prop,
                     pf)
                 value, found = 0.0, 0
-                if (flagged >> n_list) & 1:
+                solve = (flagged >> n_list) & 1
+                if solve and class_on and n_list >= CLASS_FIRST_LIST:
+                    # The class bound first (cheap next to 2^L sums): where it
+                    # prunes, no set of the subtree beats ``best``.
+                    upper = _code_class_bound(
+                        ext, bits, a, codes, (one << np.uint64(n_list)) <= np.uint64(T),
+                        int(CLASS_BOUND_MAX_FRACTION * sub_m[j]), gkey, gid, gstamp, counter,
+                        gp, hp, cp, code, n_total, reg_lambda, cg, cw, touched, keys)
+                    counters[CLASS_TRIED] += 1
+                    if alpha * upper <= best:
+                        counters[CLASS_PRUNED] += 1
+                        solve = False
+                if solve:
                     value, found = _solve_subtree(ext, bits, a, codes, n_list, allowed, col_bit,
                                                   best, zg, zw, gp, hp, cp, code, n_total,
                                                   reg_lambda)
