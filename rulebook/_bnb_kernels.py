@@ -46,8 +46,10 @@ far above the child's row count) the subtree is solved: sums per code,
 then per superset by the zeta transform, and the best ``S``
 (``_solve_subtree``); a solve runs only where a sieve over the node's rows
 (``_sieve_subtrees``, the children with lists of at most ``SIEVE_MAX_LIST``)
-finds a set that may beat the incumbent, which leaves the results as they
-were. Otherwise rows of equal code form classes, and
+finds a set that may beat the incumbent, and tests in single precision
+first (``_may_beat``), which leaves the results as they were. (numba's
+cache keys a kernel on its own file only: this module's cached loop keeps
+the code of its parts' kernels, so a change to them must touch this file.) Otherwise rows of equal code form classes, and
 Theorem 3.1 over the classes (``_code_class_bound``) bounds the subtree;
 it is never looser than the bound over classes of *all* propositions after
 the child (finer classes), which it replaced.
