@@ -384,8 +384,8 @@ def multi_output_search(problem, *, deadline=None, seed=None, started=None, n_jo
 
 
 def condition_cost_of(problem, factor):
-    """The objective a condition costs with several outputs: ``factor``
-    times the noise level per condition.
+    """The objective a threshold costs with several outputs: ``factor``
+    times the noise level.
 
     The noise level is what one more condition lets the largest objective
     rise on residuals without signal, from the best of the ``P`` queries of
@@ -395,7 +395,9 @@ def condition_cost_of(problem, factor):
     [2]_). An extent's term for output ``k``, ``G_k^2 / (2 n (lambda +
     H_k))`` (eq. 2.3 of [1]_), is then about ``phi_k chi2_1 / (2 n)``,
     ``phi_k = (sum_i g_ik^2 / c_i + spread_k) / sum_i h_ik`` the output's
-    dispersion.
+    dispersion. A threshold is one choice among the ``P`` propositions, an
+    interval's second end as much as a second column's, so each pays this
+    level, as with one output.
 
     * Single-output head (the maximum over outputs): the largest of ``Q``
       queries' values is about ``max_k phi_k ln(K Q) / n``; from ``Q = P``
@@ -509,7 +511,7 @@ class _Run:
     """One thread's search of boxes: its arrays, best query and trace.
 
     ``best[0]`` and the shared incumbent are penalised values (value minus
-    ``cost`` per condition), ``value`` the best query's plain value;
+    ``cost`` per threshold), ``value`` the best query's plain value;
     ``root_bound`` bounds every penalised value of a query of conditions.
     """
 

@@ -146,10 +146,10 @@ class OptimalLearner:
         ``P`` propositions reaches on residuals without signal, ``phi``
         their dispersion (the risk inflation criterion of Foster and
         George 1994 [3]_; :func:`rulebook.pair_search.condition_cost_of`).
-        With one output a rule pays once per threshold of a numeric
-        column, twice for an interval ``a < x <= b``, and once per nominal
-        column (:func:`rulebook.pair_search.priced_conditions`); with
-        several outputs once per column. Each round's rule is the query of
+        A rule pays once per threshold of a numeric column, twice for an
+        interval ``a < x <= b``, and once per nominal column
+        (:func:`rulebook.pair_search.priced_conditions`), with one output
+        or several. Each round's rule is the query of
         largest ``objective - cost * thresholds``, searched exactly: a
         second condition, or an interval's second end, must add that much
         objective, so rules get them only where they pay (without it the
@@ -160,13 +160,12 @@ class OptimalLearner:
         sessions 24 and 25: rules no longer than greedy's on all 28
         datasets, mean test score at least greedy's on 25; on 8 held-out
         tasks at least greedy's on 5; a factor of 0.5 lost two of them);
-        ``AUTO_MULTI_OUTPUT_CONDITION_COST`` = 0 for several outputs:
-        their search takes a cost (in units of its own noise level per
-        condition, :func:`rulebook.multi_output_search.condition_cost_of`),
-        but 0.25 and 1 did not make the multi-label and multi-output
-        benchmarks better than the plain objective
-        (``benchmarks/bench_multi_output.py``; ``docs/multi_output.md``);
-        0 for the other searches (longer rules, the paper's propositions),
+        ``AUTO_MULTI_OUTPUT_CONDITION_COST`` = 0.25 for several outputs,
+        in units of their search's own noise level
+        (:func:`rulebook.multi_output_search.condition_cost_of`), chosen
+        with ``benchmarks/bench_multi_output.py`` (at least greedy's
+        measure on 15 of 20 comparisons at 10 rules, against 11 with the
+        plain objective; ``docs/multi_output.md``); 0 for the other searches (longer rules, the paper's propositions),
         which support no cost yet. 0: the plain objective of [1]_. A fit
         stops, with a warning, once no query's objective exceeds the cost
         of its conditions.
@@ -304,13 +303,14 @@ AUTO_TIME_LIMIT = 2.0
 # and 0.5; benchmarks/README.md, session 24).
 AUTO_CONDITION_COST = 0.25
 # ``condition_cost="auto"`` with several outputs (the exact two-condition
-# search of rulebook.multi_output_search): a condition costs this factor of
-# that search's noise level (multi_output_search.condition_cost_of). 0: on
-# emotions, yeast, atp7d and enron (bench_multi_output.py, 5 splits, 10
-# rules) 0.25 left the optimal learner at least greedy's measure on 14 of
-# 20 comparisons as the plain objective (0) did, and 1 on 10; no round was
-# certified sooner (benchmarks/README.md, session 25).
-AUTO_MULTI_OUTPUT_CONDITION_COST = 0.0
+# search of rulebook.multi_output_search): a threshold costs this factor of
+# that search's noise level (multi_output_search.condition_cost_of), as with
+# one output. Priced per threshold, 0.25 left the optimal learner at least
+# greedy's measure on 15 of 20 comparisons at 10 rules against 11 with the
+# plain objective, and on more at 50 rules (emotions, yeast, atp7d, enron,
+# bench_multi_output.py's 5 splits; benchmarks/README.md, session 26).
+# Priced per column (session 25) it had not helped.
+AUTO_MULTI_OUTPUT_CONDITION_COST = 0.25
 
 
 def resolve_time_limit(time_limit):
