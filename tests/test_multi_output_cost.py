@@ -20,8 +20,8 @@ from test_multi_output_search import (
 
 from rulebook import _box_kernels as kernels
 from rulebook import multi_output_search as mos
-from rulebook.optimal import _greedy_pair_seed
 from rulebook._search_kernels import EQ, GT, LE
+from rulebook.optimal import _greedy_pair_seed
 from rulebook.pair_search import priced_conditions
 from rulebook.search import MultiOutputProblem
 
@@ -38,9 +38,8 @@ def priced_column_conditions(problem, f):
     return [(mask, 1 + (lo > 0 and hi < nb - 1)) for mask, (lo, hi) in zip(masks, spans)]
 
 
-def brute_force_penalised(problem, cost):
-    """Largest ``value - cost * thresholds`` over the root and every query
-    of at most ``max_rule_length`` conditions."""
+def mask_value(problem):
+    """The head's value of the problem's rows in a mask over all rows."""
     rows = np.zeros(len(problem.c), bool)
     rows[problem.rows] = True
 
@@ -49,8 +48,15 @@ def brute_force_penalised(problem, cost):
         return mos.head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0),
                               problem.n_total, problem.reg_lambda, problem.single_head)
 
+    return value
+
+
+def brute_force_penalised(problem, cost):
+    """Largest ``value - cost * thresholds`` over the root and every query
+    of at most ``max_rule_length`` conditions."""
+    value = mask_value(problem)
     per_column = [priced_column_conditions(problem, f) for f in range(problem.n_features)]
-    best = value(np.ones(len(rows), bool))
+    best = value(np.ones(len(problem.c), bool))
     for conditions in per_column:
         for a, price in conditions:
             best = max(best, value(a) - price * cost)
@@ -166,13 +172,7 @@ def test_priced_bounds_of_a_range_are_admissible(problem, scale, data):
     extra = scale * brute_force(problem)
     boxes = _Boxes(problem)
     pair = boxes.start(0, 1)
-    rows = np.zeros(len(problem.c), bool)
-    rows[problem.rows] = True
-
-    def value(mask):
-        m = mask & rows
-        return mos.head_value(problem.g[m].sum(axis=0), problem.h[m].sum(axis=0),
-                              problem.n_total, problem.reg_lambda, problem.single_head)
+    value = mask_value(problem)
 
     nb, nbf = int(problem.n_bins[0]), int(problem.n_bins[1])
     s0 = data.draw(st.integers(-1, nb - 2))
