@@ -258,6 +258,8 @@ def main(argv=None):
     parser.add_argument("--sparse", action="store_true",
                         help="rulebook fits enron from its sparse matrix (load_multi_output("
                              "sparse=True)); BOOMER gets the dense array")
+    parser.add_argument("--out", help="also write one JSON line per fit (system, rules, head, "
+                        "seed, times and measures) to this file, for paired comparisons")
     parser.add_argument("--boomer-python", default=os.environ.get("BOOMER_PYTHON", sys.executable),
                         help="interpreter with mlrl-boomer installed (env BOOMER_PYTHON)")
     args = parser.parse_args(argv)
@@ -275,6 +277,10 @@ def main(argv=None):
             rows += run_boomer(args.boomer_python, dense, Y.to_numpy(), task,
                                args.splits, args.rules)
         frame = pd.DataFrame(rows)
+        if args.out:
+            with open(args.out, "a") as out:
+                for row in rows:
+                    out.write(json.dumps({"dataset": name, **row}) + "\n")
         table = frame.drop(columns="seed").groupby(["rules", "head", "system"]).mean()
         with pd.option_context("display.width", 160, "display.precision", 4,
                                "display.max_columns", 20):
