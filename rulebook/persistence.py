@@ -480,7 +480,8 @@ def _build(cls, params):
 # value that does what such a file's learner did (its default then); a new
 # default would otherwise change the model a loaded estimator fits.
 _OPTIONS_BEFORE = {"OrthogonalLearner": {"length_penalty": "none", "ridge": "none"},
-                   "OptimalLearner": {"condition_cost": 0.0}}
+                   "OptimalLearner": {"condition_cost": 0.0},
+                   "GreedyLearner": {"condition_cost": 0.0}}
 
 
 def _param_from_json(value, path):

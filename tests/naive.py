@@ -83,20 +83,21 @@ def best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective, n_t
 
 
 def greedy(X_binned, rows, g, h, c, n_bins, is_nominal, objective, reg_lambda, max_len=0,
-           max_steps=None):
+           max_steps=None, price=0.0):
     """Greedy refinement from the query True, by explicit masks; ``max_len``
     limits the number of distinct columns (conditions), ``max_steps`` the
-    number of propositions added."""
+    number of propositions added; a proposition after the first is added
+    only if it raises the value by more than ``price``."""
     n_total = c[rows].sum()
     value = float(objective_value(NAMES[objective], g[rows].sum(), h[rows].sum(),
                                   c[rows].sum(), n_total, reg_lambda))
     return _refine_greedily(
         X_binned, rows, value, n_bins, max_len,
         lambda rows: best_per_feature(X_binned, rows, g, h, c, n_bins, is_nominal, objective,
-                                      n_total, reg_lambda), max_steps)
+                                      n_total, reg_lambda), max_steps, price)
 
 
-def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of, max_steps=None):
+def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of, max_steps=None, price=0.0):
     """The greedy loop of :func:`greedy` and :func:`greedy_multi`:
     ``best_of(rows)`` gives each feature's best (value, op, bin)."""
     conditions = []
@@ -112,7 +113,7 @@ def _refine_greedily(X_binned, rows, value, n_bins, max_len, best_of, max_steps=
         values = np.array([b[0] for b in best], dtype=float)
         top = values.max()
         j = int(np.argmax(values >= top - 1e-12 * abs(top)))
-        if not best[j][0] > value:
+        if not best[j][0] > value + (price if conditions else 0.0):
             break
         condition = (j, best[j][1], best[j][2])
         conditions.append(condition)
@@ -172,7 +173,7 @@ def best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal, n_total,
 
 
 def greedy_multi(X_binned, rows, g, h, c, n_bins, is_nominal, reg_lambda, max_len=0,
-                 single=False):
+                 single=False, price=0.0):
     """Greedy refinement of a complete (or, if ``single``, single-output) head
     from the query True, by explicit masks."""
     n_total = c[rows].sum()
@@ -182,7 +183,8 @@ def greedy_multi(X_binned, rows, g, h, c, n_bins, is_nominal, reg_lambda, max_le
     return _refine_greedily(
         X_binned, rows, value, n_bins, max_len,
         lambda rows: best_per_feature_multi(X_binned, rows, g, h, c, n_bins, is_nominal,
-                                            n_total, reg_lambda, single=single))
+                                            n_total, reg_lambda, single=single),
+        price=price)
 
 
 # -- orthogonal objective (rulebook._orthogonal_kernels) ----------------------

@@ -603,3 +603,13 @@ def test_a_reduction_frees_each_partial_result_once_merged(client):
     np.testing.assert_array_equal(total, np.full(3, float(sum(range(70)))))
     assert merge.held == [], f"{len(merge.held)} partial results still on the cluster"
     assert parts == []
+
+
+def test_a_greedy_price_is_refused_naming_the_option(client):
+    """``GreedyLearner(condition_cost > 0)`` needs the rows' gradients, which
+    stay on the workers: an error, never a silently unpriced fit."""
+    X, targets = _table(n=300)
+    Xd, yd = _partitioned(X, targets["squared"])
+    learner = rulebook.GreedyLearner(condition_cost=0.25)
+    with pytest.raises(ValueError, match=r"condition_cost > 0 .*not the Dask estimators"):
+        rdask.RuleBoostingRegressor(n_rules=1, learner=learner).fit(Xd, yd)

@@ -82,7 +82,8 @@ class _Fit:
     def search(self, problem):
         """The round's query: the greedy search on the partitions' summed histograms."""
         learner = self.setup.learner
-        result = greedy_search(problem, learner.max_refinements(problem))
+        result = greedy_search(problem, learner.max_refinements(problem),
+                               learner.refinement_price(problem))
         return shortened(problem, result) if learner.shorten else result
 
     def train_loss(self, scores):
