@@ -22,6 +22,8 @@ ESTIMATORS = [
     RuleBoostingClassifier(n_rules=5),
     RuleBoostingClassifier(n_rules=3, objective="gradient_sum", max_rule_length=2),
     RuleBoostingClassifier(n_rules=3, learner=GreedyLearner()),
+    # The price per refinement reads the rows' gradients and weights.
+    RuleBoostingRegressor(n_rules=3, learner=GreedyLearner(condition_cost=0.25)),
     # A node budget keeps the exact search quick on the checks' noise targets.
     RuleBoostingClassifier(n_rules=3, learner=OptimalLearner(max_nodes=2000)),
     RuleBoostingRegressor(n_rules=3, learner=OptimalLearner(max_nodes=2000), max_bins=32),
