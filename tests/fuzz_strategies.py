@@ -611,6 +611,8 @@ BOOSTING = {
     "regressor-greedy-corrective": lambda: RuleBoostingRegressor(
         2, learner=GreedyLearner(), weight_update="corrective", max_rule_length=None, **_QUIET),
     "poisson-greedy": lambda: RuleBoostingRegressor(2, loss="poisson", **_QUIET),
+    "poisson-greedy-priced": lambda: RuleBoostingRegressor(
+        3, loss="poisson", learner=GreedyLearner(condition_cost=0.25), **_QUIET),
     "poisson-orthogonal": lambda: RuleBoostingRegressor(
         1, loss="poisson", learner="orthogonal", **_QUIET),
 }
