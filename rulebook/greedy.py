@@ -48,9 +48,10 @@ class GreedyLearner:
         lifts both. ``benchmarks/bench_multi_output.py`` sets it to compare
         rules of BOOMER's form side by side with BOOMER's.
     condition_cost : float >= 0, default=0.0
-        A refinement after the query's first proposition is kept only if it
+        A refinement after the query's first proposition (one more
+        threshold, or one more nominal proposition) is kept only if it
         raises the objective by more than ``condition_cost`` times the
-        round's noise level per threshold, the unit of
+        round's noise level, the price of a threshold in
         ``OptimalLearner(condition_cost=...)``:
         :func:`rulebook.pair_search.condition_cost_of` with one output,
         :func:`rulebook.multi_output_search.condition_cost_of` with
