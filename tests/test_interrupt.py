@@ -180,11 +180,11 @@ def test_interrupted_fit_leaves_estimator_unfitted(monkeypatch, raised):
         raised.__cause__ = KeyboardInterrupt()
     calls = []
 
-    def interrupted(problem, max_refinements=None):
+    def interrupted(problem, *limits):
         calls.append(1)
         if len(calls) == 2:
             raise raised
-        return search(problem)
+        return search(problem, *limits)
 
     search = rulebook.greedy.greedy_search
     monkeypatch.setattr(rulebook.greedy, "greedy_search", interrupted)
@@ -200,7 +200,7 @@ def test_interrupted_fit_leaves_estimator_unfitted(monkeypatch, raised):
 def test_other_system_errors_propagate(monkeypatch):
     X, y = make_noisy_parity(n_samples=100, random_state=0)
 
-    def broken(problem, max_refinements=None):
+    def broken(problem, *limits):
         raise SystemError("not an interrupt")
 
     monkeypatch.setattr(rulebook.greedy, "greedy_search", broken)
