@@ -1,42 +1,17 @@
+"""Session 27: put on PYTHONPATH with GC_FACTOR=f to run a benchmark's greedy learner
+with GreedyLearner(condition_cost=f) in place of its default (bench_defaults.py runs its
+fits in child processes, which import this module first). The run itself copied
+greedy_search's loop with the price; the option does the same since 553acbd."""
 import os
+
 if os.environ.get("GC_FACTOR"):
-    import numpy as np
     import rulebook.greedy as G
-    from rulebook import pair_search, multi_output_search
-    from rulebook.search import SearchResult
-    FACTOR = float(os.environ.get("GC_FACTOR", "0"))
-    FIRST = os.environ.get("GC_FIRST", "free")
 
-    def priced_greedy(problem, max_refinements=None):
-        multi = hasattr(problem, "single_head")
-        cost = (multi_output_search if multi else pair_search).condition_cost_of(problem, FACTOR) if FACTOR > 0 else 0.0
-        rows = problem.rows
-        value = problem.extent_value(rows)
-        conditions = []
-        n_scored = n_steps = 0
-        limit = problem.max_rule_length or np.inf
-        hist, owned = problem.search_histograms(rows)
-        used = np.zeros(len(problem.n_bins), bool)
-        n_used = 0
-        steps = np.inf if max_refinements is None else max_refinements
-        while len(rows) > 1 and len(conditions) < steps:
-            values, ops, bins = problem.best_refinements(hist, len(rows))
-            n_steps += 1
-            if n_used >= limit:
-                values = np.where(used, values, -np.inf)
-            j = G._first_best(values)
-            price = 0.0 if (not conditions and FIRST == "free") else cost
-            if not values[j] > value + price:
-                break
-            condition = (j, int(ops[j]), int(bins[j]))
-            conditions.append(condition)
-            n_used += not used[j]
-            used[j] = True
-            rows, removed = problem.split(rows, condition)
-            hist = problem.refined_histograms(hist, rows, removed, owned,
-                                              np.flatnonzero(used) if n_used >= limit else None)
-            owned = True
-            value = float(values[j])
-        return SearchResult(tuple(conditions), value, rows, {"n_refinements": n_scored, "n_steps": n_steps})
+    _search = G.GreedyLearner.search
 
-    G.greedy_search = priced_greedy
+    def _priced_search(self, problem):
+        priced = G.GreedyLearner(self.shorten, self.count_refinements,
+                                 float(os.environ["GC_FACTOR"]))
+        return _search(priced, problem)
+
+    G.GreedyLearner.search = _priced_search
