@@ -104,8 +104,35 @@ class GreedyLearner:
         return shortened(problem, result) if self.shorten else result
 
     def refinement_price(self, problem):
-        """The objective a refinement after the first must gain beyond the
-        query's value: ``condition_cost`` noise levels of ``problem``."""
+        """The objective a refinement after the first must gain.
+
+        Parameters
+        ----------
+        problem : rulebook.search.SearchProblem
+            The round's problem, or a
+            :class:`~rulebook.search.MultiOutputProblem`.
+
+        Returns
+        -------
+        float >= 0
+            ``condition_cost`` noise levels of ``problem``
+            (:func:`rulebook.pair_search.condition_cost_of`, or
+            :func:`rulebook.multi_output_search.condition_cost_of` with
+            several outputs), in the objective's units; 0 when
+            ``condition_cost`` is 0.
+
+        Raises
+        ------
+        ValueError
+            If ``condition_cost > 0`` and the problem's objective is not the
+            second-order one, or its rows are on Dask workers.
+
+        References
+        ----------
+        .. [1] Foster, D. P., George, E. I. (1994). The risk inflation
+           criterion for multiple regression. The Annals of Statistics
+           22(4), 1947-1975.
+        """
         if not self.condition_cost > 0:
             return 0.0
         # Imported here: both modules import this one (the seed of their search).
