@@ -29,12 +29,17 @@ from rulebook.greedy import greedy_search
 FRACTIONS = st.sampled_from([0.0, 0.01, 0.1, 0.3, 0.6, 2.0])
 
 
+def _price(problem, fraction):
+    """``fraction`` of what the unpriced path gains after its first proposition."""
+    gain = greedy_search(problem).value - greedy_search(problem, 1).value
+    return fraction * max(gain, 0.0)
+
+
 @settings(max_examples=300, deadline=None)
 @given(binned_problems(integer_stats=True), FRACTIONS)
 def test_priced_greedy_equals_naive(problem, fraction):
     unpriced = greedy_search(problem, None, 0.0)
-    first = greedy_search(problem, 1).value
-    price = fraction * max(unpriced.value - first, 0.0)
+    price = _price(problem, fraction)
     result = greedy_search(problem, None, price)
     conditions, value, rows = naive.greedy(
         problem.X_binned, problem.rows, problem.g, problem.h, problem.c, problem.n_bins,
@@ -51,9 +56,7 @@ def test_priced_greedy_equals_naive(problem, fraction):
 @settings(max_examples=200, deadline=None)
 @given(multi_problems(integer_stats=True), FRACTIONS)
 def test_priced_greedy_of_several_outputs_equals_naive(problem, fraction):
-    unpriced = greedy_search(problem)
-    first = greedy_search(problem, 1).value
-    price = fraction * max(unpriced.value - first, 0.0)
+    price = _price(problem, fraction)
     result = greedy_search(problem, None, price)
     conditions, value, rows = naive.greedy_multi(
         problem.X_binned, problem.rows, problem.g, problem.h, problem.c, problem.n_bins,
