@@ -60,14 +60,14 @@ class GreedyLearner:
         datasets and four multi-output ones (``benchmarks/README.md``,
         session 27): shorter rules, better test scores on most. Needs the
         second-order objective (``objective="second_order"``, the
-        default); not supported by the Dask estimators.
+        default); a Dask fit sums the noise level over its workers' rows
+        and prices as in memory.
 
     Raises
     ------
     ValueError
         If ``condition_cost`` is not a finite number >= 0 (at construction),
-        or is above 0 for another objective or a distributed fit (at the
-        first search).
+        or is above 0 for another objective (at the first search).
 
     References
     ----------
@@ -125,7 +125,7 @@ class GreedyLearner:
         ------
         ValueError
             If ``condition_cost > 0`` and the problem's objective is not the
-            second-order one, or its rows are on Dask workers.
+            second-order one.
 
         References
         ----------
@@ -139,14 +139,12 @@ class GreedyLearner:
         from . import multi_output_search, pair_search
         from .search import MultiOutputProblem, SearchProblem
 
-        # A distributed problem (rulebook.dask) keeps its rows, and so the
-        # gradients the noise level is summed from, on the workers: g is empty.
-        if not isinstance(problem, SearchProblem) or problem.objective != 2 \
-                or len(problem.g) == 0:
+        # A distributed problem (rulebook.dask) sums the noise level's parts
+        # over its workers' rows (DistributedProblem.dispersion_sums).
+        if not isinstance(problem, SearchProblem) or problem.objective != 2:
             raise ValueError(
                 "GreedyLearner condition_cost > 0 needs the second-order objective "
-                "(objective='second_order') and an in-memory fit (not the Dask estimators); "
-                "use condition_cost=0 there.")
+                "(objective='second_order'); use condition_cost=0 with other objectives.")
         module = multi_output_search if isinstance(problem, MultiOutputProblem) else pair_search
         return module.condition_cost_of(problem, float(self.condition_cost))
 

@@ -419,9 +419,10 @@ def condition_cost_of(problem, factor):
     Parameters
     ----------
     problem : rulebook.search.MultiOutputProblem
-        The round's problem: ``g``, ``h`` (n, K), ``c`` over ``rows``,
-        ``gradient_spread`` (a number, or one per output), ``n_bins``,
-        ``is_nominal``, ``n_total``, ``single_head``.
+        The round's problem: its :meth:`~rulebook.search.SearchProblem.dispersion_sums`
+        (of ``g``, ``h`` (n, K), ``c`` over ``rows`` and ``gradient_spread``,
+        a number or one per output), ``n_bins``, ``is_nominal``,
+        ``n_total``, ``single_head``.
     factor : float >= 0
 
     Returns
@@ -444,16 +445,12 @@ def condition_cost_of(problem, factor):
     """
     if not factor > 0:
         return 0.0
-    rows = problem.rows
-    g, h, c = problem.g[rows], problem.h[rows], problem.c[rows]
-    H = h.sum(axis=0)
-    spread = np.broadcast_to(np.asarray(problem.gradient_spread, np.float64), H.shape)
+    squares, H = problem.dispersion_sums()
     positive = H > 0
     if not positive.any():
         return 0.0
     # Outputs without Hessian mass have no term to fit: no dispersion.
-    phi = np.where(positive, ((g * g / c[:, None]).sum(axis=0) + spread)
-                   / np.where(positive, H, 1.0), 0.0)
+    phi = np.where(positive, squares / np.where(positive, H, 1.0), 0.0)
     n_bins = np.asarray(problem.n_bins, np.float64)
     P = float(np.where(problem.is_nominal, n_bins, 2.0 * np.maximum(n_bins - 1.0, 0.0)).sum())
     log_p = np.log(max(P, 2.0))

@@ -422,8 +422,10 @@ def condition_cost_of(problem, factor):
     Parameters
     ----------
     problem : SearchProblem
-        The round's problem: ``g``, ``h``, ``c`` over ``rows``,
-        ``gradient_spread``, ``n_bins``, ``is_nominal``, ``n_total``.
+        The round's problem: its :meth:`~rulebook.search.SearchProblem.dispersion_sums`
+        (of ``g``, ``h``, ``c`` over ``rows`` and ``gradient_spread``; a
+        Dask fit's sums over the workers' rows), ``n_bins``,
+        ``is_nominal``, ``n_total``.
     factor : float >= 0
 
     Returns
@@ -442,12 +444,10 @@ def condition_cost_of(problem, factor):
     """
     if not factor > 0:
         return 0.0
-    rows = problem.rows
-    g, h, c = problem.g[rows], problem.h[rows], problem.c[rows]
-    H = float(h.sum())
+    squares, H = problem.dispersion_sums()
     if not H > 0:
         return 0.0
-    phi = (float((g * g / c).sum()) + float(problem.gradient_spread)) / H
+    phi = squares / H
     n_bins = np.asarray(problem.n_bins, np.float64)
     P = float(np.where(problem.is_nominal, n_bins, 2.0 * np.maximum(n_bins - 1.0, 0.0)).sum())
     cost = factor * phi * np.log(max(P, 2.0)) / float(problem.n_total)

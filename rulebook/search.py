@@ -108,6 +108,28 @@ class SearchProblem:
     def n_features(self):
         return self.X_binned.shape[1]
 
+    def dispersion_sums(self):
+        """The residuals' dispersion over ``rows``, in two sums.
+
+        Returns
+        -------
+        squares : float or ndarray of shape (K,)
+            ``sum_i g_i^2 / c_i + gradient_spread`` (per output in a
+            :class:`MultiOutputProblem`).
+        hessian : float or ndarray of shape (K,)
+            ``sum_i h_i``.
+
+        Their ratio is the dispersion ``phi`` of the noise level
+        (:func:`rulebook.pair_search.condition_cost_of`,
+        :func:`rulebook.multi_output_search.condition_cost_of`).
+        """
+        rows = self.rows
+        g, h, c = self.g[rows], self.h[rows], self.c[rows]
+        if g.ndim == 2:
+            spread = np.broadcast_to(np.asarray(self.gradient_spread, np.float64), g.shape[1:])
+            return (g * g / c[:, None]).sum(axis=0) + spread, h.sum(axis=0)
+        return float((g * g / c).sum()) + float(self.gradient_spread), float(h.sum())
+
     def histograms(self, rows):
         """Per-feature ``(G, H, C, N)`` histograms of the extent ``rows``.
 

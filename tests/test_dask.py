@@ -605,11 +605,35 @@ def test_a_reduction_frees_each_partial_result_once_merged(client):
     assert parts == []
 
 
-def test_a_greedy_price_is_refused_naming_the_option(client):
-    """``GreedyLearner(condition_cost > 0)`` needs the rows' gradients, which
-    stay on the workers: an error, never a silently unpriced fit."""
-    X, targets = _table(n=300)
-    Xd, yd = _partitioned(X, targets["squared"])
-    learner = rulebook.GreedyLearner(condition_cost=0.25)
-    with pytest.raises(ValueError, match=r"condition_cost > 0 .*not the Dask estimators"):
-        rdask.RuleBoostingRegressor(n_rules=1, learner=learner).fit(Xd, yd)
+@pytest.mark.parametrize("loss", ["squared", "logistic", "poisson"])
+def test_a_greedy_price_gives_the_in_memory_fit(client, loss):
+    """``GreedyLearner(condition_cost > 0)``: the noise level's sums come
+    from the workers' rows (DistributedProblem.dispersion_sums) and give the
+    in-memory price, so the same rules; on this table the price changes
+    them (the test tells a priced fit from an unpriced one)."""
+    X, targets = _table()
+    dask_estimator, estimator, kwargs = _estimators(loss)
+    params = dict(n_rules=3, cut_points=_cut_points(X), verbose=0, **kwargs)
+    prices = {"dask": [], "memory": []}
+    fitted = dask_estimator(learner=_PriceRecorder(prices["dask"]), **params).fit(
+        *_partitioned(X, targets[loss]))
+    reference = estimator(learner=_PriceRecorder(prices["memory"]), **params).fit(
+        X, targets[loss])
+    unpriced = estimator(**params).fit(X, targets[loss])
+    assert [r.query for r in reference.ensemble_] != [r.query for r in unpriced.ensemble_]
+    assert_same_fit(fitted, reference)
+    assert len(prices["memory"]) == 3 and min(prices["memory"]) > 0
+    np.testing.assert_allclose(prices["dask"], prices["memory"], rtol=TOL)
+
+
+class _PriceRecorder(rulebook.GreedyLearner):
+    """A priced greedy learner that appends each round's price to ``seen``."""
+
+    def __init__(self, seen):
+        super().__init__(condition_cost=0.5)
+        object.__setattr__(self, "seen", seen)
+
+    def refinement_price(self, problem):
+        price = super().refinement_price(problem)
+        self.seen.append(price)
+        return price

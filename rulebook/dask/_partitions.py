@@ -452,7 +452,9 @@ def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
     Returns
     -------
     list of dict
-        Per request, ``sums``: ``[G, H, C, sum |g|, rows]``; ``hist``: the
+        Per request, ``sums``: ``[G, H, C, sum |g|, rows, sum g^2 / c]``
+        (the last for the noise level of a greedy refinement's price,
+        :meth:`rulebook.search.SearchProblem.dispersion_sums`); ``hist``: the
         ``(G, H, C, N)`` histograms, of shape
         ``(n_features, max(n_bins) + 1, 4)``, when asked for.
 
@@ -469,7 +471,8 @@ def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
     for terms, with_hist in requests:
         rows = extent_rows(shard, terms, n_bins)
         g, h, c = _gradients(shard, scores, rows, loss)
-        result = {"sums": np.array([g.sum(), h.sum(), c.sum(), np.abs(g).sum(), len(rows)])}
+        result = {"sums": np.array([g.sum(), h.sum(), c.sum(), np.abs(g).sum(), len(rows),
+                                    (g * g / c).sum()])}
         if with_hist:
             result["hist"] = _histograms(shard, rows, g, h, c, n_bins, is_nominal)
         out.append(result)

@@ -45,7 +45,8 @@ class Extent:
     hist : ndarray of shape (n_features, max(n_bins) + 1, 4), optional
         Their summed histograms, once built.
     sums : tuple of (float, float, float), optional
-        Their ``(G, H, C)``, once summed.
+        Their ``(G, H, C)``, once summed (with ``abs_gradient``, ``sum
+        |g|``, and ``squares``, ``sum g^2 / c``).
     """
 
     def __init__(self, terms, size, hist=None, sums=None):
@@ -54,6 +55,7 @@ class Extent:
         self.hist = hist
         self.sums = sums
         self.abs_gradient = None
+        self.squares = None  # sum g^2 / c, once summed
 
     def __len__(self):
         return self.size
@@ -111,15 +113,17 @@ class DistributedProblem(SearchProblem):
         """Sums and histograms of extents, in one round trip.
 
         ``requests`` are ``(extent, with_histograms)`` pairs; the results
-        are kept on the extents (``sums``, ``abs_gradient``, ``hist``).
+        are kept on the extents (``sums``, ``abs_gradient``, ``squares``,
+        ``hist``).
         """
         results = self.workers.sum(_partitions.node_statistics, self.scores,
                                    tuple((extent.terms, bool(hist)) for extent, hist in requests),
                                    self.loss, self.n_bins, self.is_nominal)
         for (extent, _), result in zip(requests, results):
-            G, H, C, abs_gradient, _ = result["sums"]
+            G, H, C, abs_gradient, _, squares = result["sums"]
             extent.sums = (float(G), float(H), float(C))
             extent.abs_gradient = float(abs_gradient)
+            extent.squares = float(squares)
             if "hist" in result:
                 extent.hist = result["hist"]
 
@@ -163,6 +167,17 @@ class DistributedProblem(SearchProblem):
         if rows.sums is None:
             self.fetch([(rows, rows.hist is None)])
         return rows.sums
+
+    def dispersion_sums(self):
+        """``(sum g^2 / c, sum h)`` over the root extent, summed over partitions.
+
+        Fetched with the root's histograms, which the greedy search reads
+        next: no round trip of its own.
+        """
+        root = self.rows
+        if root.squares is None:
+            self.fetch([(root, root.hist is None)])
+        return root.squares + float(self.gradient_spread), root.sums[1]
 
     def count(self, conditions):
         """Rows of the root extent satisfying every one of ``conditions``."""
