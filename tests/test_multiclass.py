@@ -509,14 +509,35 @@ def _record_single_output_fits():
     return recorded
 
 
-def test_binary_and_regression_fits_are_those_of_before_multi_class_bit_for_bit():
+def test_binary_and_regression_fits_are_those_of_before_multi_class():
     from pathlib import Path
     expected = json.loads((Path(__file__).parent / "data" / "single_output_fits.json").read_text())
     got = _record_single_output_fits()
     assert set(got) == set(expected)
     for name in expected:
-        # JSON holds floats exactly (the shortest repr), so == is bit for bit.
-        assert got[name] == expected[name], name
+        _assert_same_record(got[name], expected[name], name)
+
+
+def _assert_same_record(got, expected, where):
+    """Equal structure, rules and texts; numbers to 1e-12 relative.
+
+    Not bit for bit: the file was recorded with other builds of NumPy and
+    SciPy (the same code gave titanic_linear's last weight one unit in the
+    last place off on a fresh install, 2026-11-27); a change of the fits
+    themselves moves them far more than 1e-12.
+    """
+    if isinstance(expected, dict):
+        assert isinstance(got, dict) and set(got) == set(expected), where
+        for key in expected:
+            _assert_same_record(got[key], expected[key], f"{where}.{key}")
+    elif isinstance(expected, list):
+        assert isinstance(got, list) and len(got) == len(expected), where
+        for i, (a, b) in enumerate(zip(got, expected)):
+            _assert_same_record(a, b, f"{where}[{i}]")
+    elif isinstance(expected, float) and not isinstance(got, bool):
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-300), where
+    else:
+        assert got == expected, where
 
 
 @pytest.mark.parametrize("params", [
