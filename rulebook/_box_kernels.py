@@ -107,7 +107,6 @@ def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S, ratio_max):
     """
     K = g.shape[1]
     S[:] = 0.0
-    ratio_max[:] = 0.0
     for r in range(xc.shape[0]):
         a, b = xc[r], xf[r]
         if a < Bc and b < Bf:
@@ -115,21 +114,36 @@ def box_grid(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S, ratio_max):
             for k in range(K):
                 S[k, i, j] += g[r, k]
                 S[K + k, i, j] += h[r, k]
-    for i in range(1, Bc + 1):
-        for j in range(1, Bf + 1):
-            for k in range(K):
-                cell = S[k, i, j]
-                S[2 * K + k, i, j] = max(cell, 0.0)
-                S[3 * K + k, i, j] = min(cell, 0.0)
-                if cell != 0.0:
-                    cell_h = S[K + k, i, j]
-                    ratio = abs(cell) / cell_h if cell_h > 0.0 else np.inf
-                    side = 0 if cell > 0.0 else 1
-                    ratio_max[side, k, i - 1] = max(ratio_max[side, k, i - 1], ratio)
-    for q in range(4 * K):
+    # Prefix sums along each row, the four channels of an output in one
+    # pass with running sums in registers (each cell's parts and ratio on
+    # the way), then down the rows, a contiguous row at a time: about five
+    # times faster than the 2-D recurrence, whose every cell waited on its
+    # left neighbour (a third of an exact search's time on emotions).
+    for k in range(K):
         for i in range(1, Bc + 1):
+            sg = sh = sp = sn = 0.0
+            top_p = top_n = 0.0
             for j in range(1, Bf + 1):
-                S[q, i, j] += S[q, i - 1, j] + S[q, i, j - 1] - S[q, i - 1, j - 1]
+                cell = S[k, i, j]
+                cell_h = S[K + k, i, j]
+                if cell > 0.0:
+                    sp += cell
+                    top_p = max(top_p, cell / cell_h if cell_h > 0.0 else np.inf)
+                elif cell < 0.0:
+                    sn += cell
+                    top_n = max(top_n, -cell / cell_h if cell_h > 0.0 else np.inf)
+                sg += cell
+                sh += cell_h
+                S[k, i, j] = sg
+                S[K + k, i, j] = sh
+                S[2 * K + k, i, j] = sp
+                S[3 * K + k, i, j] = sn
+            ratio_max[0, k, i - 1] = top_p
+            ratio_max[1, k, i - 1] = top_n
+    for q in range(4 * K):
+        for i in range(2, Bc + 1):
+            for j in range(1, Bf + 1):
+                S[q, i, j] += S[q, i - 1, j]
 
 
 @jit

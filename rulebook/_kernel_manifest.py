@@ -99,84 +99,84 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, "
               "1, 'C', False, aligned=True))",))),
  'optimal': (('rulebook._bnb_extents:ratio_sort_keys',
-              0.25,
+              0.15,
               (),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True))',)),
              ('rulebook.objectives:_objective',
-              0.07,
+              0.04,
               (),
               ('(int64, float64, float64, float64, float64, float64)',)),
              ('rulebook._bound_kernels:_singletons_without_regularisation',
-              0.18,
+              0.11,
               ('rulebook.objectives:_objective',),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), float64)',)),
              ('rulebook._bound_kernels:bound',
-              0.39,
+              0.29,
               ('rulebook._bound_kernels:_singletons_without_regularisation',
                'rulebook.objectives:_objective'),
               ("(Array(int64, 1, 'C', False, aligned=True), int64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                'False, aligned=True), int64, float64, float64)',)),
              ('rulebook._search_kernels:build_histograms_serial',
-              0.23,
+              0.18,
               (),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, "
                "Array(float64, 3, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:scan_histograms_serial',
-              0.63,
+              0.43,
               ('rulebook.objectives:_objective',),
               ("(Array(float64, 3, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(bool, 3, 'C', "
                "False, aligned=True), int64, float64, float64, float64, Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_bounds', 0.03, (), ('(int64, int64, int64)',)),
+             ('rulebook._search_kernels:_bounds', 0.02, (), ('(int64, int64, int64)',)),
              ('rulebook._search_kernels:_inside',
-              0.02,
+              0.01,
               (),
               ('(uint16, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:split_rows',
-              0.13,
+              0.09,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:column_sums',
-              0.2,
+              0.22,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), Array(float64, 1, 'C', False, aligned=True), int64, Array(float64, "
                "2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_prefix_sums',
-              0.08,
+              0.07,
               (),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, Array(float64, 2, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_hull_add',
-              0.16,
+              0.13,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), int64, int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64)",)),
-             ('rulebook._pair_kernels:_value', 0.02, (), ('(float64, float64, float64, float64)',)),
+             ('rulebook._pair_kernels:_value', 0.01, (), ('(float64, float64, float64, float64)',)),
              ('rulebook._pair_kernels:_ending_at',
-              0.15,
+              0.11,
               ('rulebook._pair_kernels:_value',),
               ("(int64, Array(int64, 2, 'C', False, aligned=True), int64, int64, Array(float64, 2, "
                "'C', False, aligned=True), float64, float64, float64, float64, float64, float64, "
                'int64, int64)',)),
              ('rulebook._pair_kernels:_above',
-              0.11,
+              0.08,
               ('rulebook._pair_kernels:_value',),
               ("(int64, Array(float64, 2, 'C', False, aligned=True), float64, float64, float64, "
                'float64, float64, int64, int64)',)),
              ('rulebook._pair_kernels:best_interval',
-              0.19,
+              0.13,
               ('rulebook._pair_kernels:_above',
                'rulebook._pair_kernels:_ending_at',
                'rulebook._pair_kernels:_hull_add',
@@ -185,7 +185,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), int64, float64, float64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:best_priced_interval',
-              0.27,
+              0.18,
               ('rulebook._pair_kernels:_above',
                'rulebook._pair_kernels:_ending_at',
                'rulebook._pair_kernels:_hull_add',
@@ -196,33 +196,33 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), int64, float64, float64, float64, Array(int64, 2, 'C', False, "
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), float64)",)),
              ('rulebook._bnb_subtrees:_sift_down',
-              0.08,
+              0.05,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64, int64)',)),
              ('rulebook._bnb_subtrees:_heap_sort',
-              0.12,
+              0.09,
               ('rulebook._bnb_subtrees:_sift_down',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._bnb_subtrees:_sort_by_key',
-              0.11,
+              0.08,
               ('rulebook._bnb_subtrees:_heap_sort',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:best_set',
-              0.34,
+              0.23,
               ('rulebook._bnb_subtrees:_sort_by_key', 'rulebook._pair_kernels:_value'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, float64, float64, Array(float64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), float64)",)),
              ('rulebook._pair_kernels:set_members',
-              0.11,
+              0.08,
               (),
               ("(int64, int64, Array(int64, 1, 'C', False, aligned=True), int64, Array(bool, 1, "
                "'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:pair_grid',
-              0.44,
+              0.38,
               (),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', False, aligned=True), int64, int64, "
@@ -230,7 +230,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), Array(float64, 3, 'C', False, aligned=True), Array(float64, 2, 'C', "
                'False, aligned=True))',)),
              ('rulebook._pair_kernels:_node_sums',
-              0.34,
+              0.25,
               (),
               ("(Array(float64, 3, 'C', False, aligned=True), int64, int64, bool, int64, int64, "
                "int64, int64, Array(float64, 2, 'C', False, aligned=True))",)),
@@ -239,7 +239,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_solve_f',
-              0.13,
+              0.14,
               ('rulebook._pair_kernels:best_priced_interval', 'rulebook._pair_kernels:best_set'),
               ("(Array(float64, 1, 'C', False, aligned=True), Array(float64, 1, 'C', False, "
                "aligned=True), int64, bool, float64, float64, float64, Array(int64, 2, 'C', False, "
@@ -250,7 +250,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               (),
               ('(bool, int64, int64, int64, int64, int64)',)),
              ('rulebook._pair_kernels:_members_c',
-              0.05,
+              0.04,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(bool, 1, 'C', False, "
                'aligned=True))',)),
@@ -260,18 +260,18 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
               ("(bool, int64, int64, int64, Array(int64, 1, 'C', False, aligned=True), Array(bool, "
                "1, 'C', False, aligned=True))",)),
              ('rulebook._pair_kernels:_free_ratio',
-              0.09,
+              0.07,
               (),
               ("(bool, int64, int64, int64, int64, int64, Array(float64, 2, 'C', False, "
                'aligned=True), int64)',)),
              ('rulebook._pair_kernels:_split',
-              0.2,
+              0.14,
               (),
               ("(bool, int64, int64, int64, int64, Array(int64, 2, 'C', False, aligned=True), "
                "Array(float64, 1, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True), float64)',)),
              ('rulebook._pair_kernels:search_pair',
-              1.09,
+              0.94,
               ('rulebook._pair_kernels:_c_price',
                'rulebook._pair_kernels:_expressible',
                'rulebook._pair_kernels:_free_ratio',
@@ -290,32 +290,32 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "aligned=True), Array(float64, 2, 'C', False, aligned=True), Array(float64, 1, 'C', "
                "False, aligned=True), Array(int64, 1, 'C', False, aligned=True))",)),
              ('rulebook._search_kernels:filter_rows',
-              0.12,
+              0.08,
               ('rulebook._search_kernels:_bounds', 'rulebook._search_kernels:_inside'),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), int64, int64, int64, int64, Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:_prefix_counts',
-              0.06,
+              0.04,
               (),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(bool, 1, 'C', False, aligned=True), Array(int64, 2, 'C', "
                'False, aligned=True))',)),
              ('rulebook._search_kernels:_satisfying',
-              0.07,
+              0.05,
               (),
               ('(int64, int64, int64, int64, int64, int64)',)),
              ('rulebook._search_kernels:_implied_candidates',
-              0.32,
+              0.21,
               ('rulebook._search_kernels:_satisfying',),
               ("(Array(int64, 2, 'C', False, aligned=True), Array(int64, 2, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', False, aligned=True), Array(int64, 1, 'C', True, aligned=True), int64, "
                "Array(int64, 1, 'C', False, aligned=True))",)),
-             ('rulebook._search_kernels:_satisfies', 0.06, (), ('(uint16, int64, int64, int64)',)),
+             ('rulebook._search_kernels:_satisfies', 0.05, (), ('(uint16, int64, int64, int64)',)),
              ('rulebook._search_kernels:_outside_rows',
-              0.16,
+              0.12,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(int64, 1, 'C', False, aligned=True), Array(bool, 1, 'C', False, "
                "aligned=True), Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', "
@@ -330,7 +330,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "True, aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, "
                "'C', True, aligned=True), Array(int64, 1, 'C', False, aligned=True), int64)",)),
              ('rulebook._search_kernels:greedy_cover',
-              1.0,
+              0.72,
               ('rulebook._search_kernels:_fewest_outside',
                'rulebook._search_kernels:_implied_candidates',
                'rulebook._search_kernels:_outside_rows',
@@ -344,7 +344,7 @@ KERNELS = {'greedy': (('rulebook.objectives:_objective',
                "Array(int64, 2, 'C', False, aligned=True), Array(int64, 1, 'C', False, "
                'aligned=True))',)),
              ('rulebook._search_kernels:redundant',
-              0.2,
+              0.15,
               ('rulebook._search_kernels:_satisfies',),
               ("(Array(uint16, 2, 'F', False, aligned=True), Array(int64, 1, 'C', False, "
                "aligned=True), Array(int64, 1, 'C', True, aligned=True), Array(int64, 1, 'C', "
