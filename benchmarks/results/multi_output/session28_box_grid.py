@@ -1,5 +1,5 @@
 """rulebook._box_kernels.box_grid against its version before session 28
-(the 2-D recurrence, copied here), on one pair of 255-bin columns with six
+(the 2-D recurrence, read from git history), on one pair of 255-bin columns with six
 outputs and 593 rows (emotions' size). Prints the two times and the largest
 difference of their sums (rounding: the sums are added in another order).
 
@@ -8,7 +8,9 @@ difference of their sums (rounding: the sums are added in another order).
 Session 28 (one thread, quiet machine): before 3.0 ms, after 0.63 ms a grid;
 largest difference 1.1e-11.
 """
+import subprocess
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -16,33 +18,19 @@ from numba import njit
 from rulebook import _box_kernels
 
 
-@njit
-def box_grid_before(xc, xf, pos_c, pos_f, Bc, Bf, g, h, S, ratio_max):
-    K = g.shape[1]
-    S[:] = 0.0
-    ratio_max[:] = 0.0
-    for r in range(xc.shape[0]):
-        a, b = xc[r], xf[r]
-        if a < Bc and b < Bf:
-            i, j = pos_c[a] + 1, pos_f[b] + 1
-            for k in range(K):
-                S[k, i, j] += g[r, k]
-                S[K + k, i, j] += h[r, k]
-    for i in range(1, Bc + 1):
-        for j in range(1, Bf + 1):
-            for k in range(K):
-                cell = S[k, i, j]
-                S[2 * K + k, i, j] = max(cell, 0.0)
-                S[3 * K + k, i, j] = min(cell, 0.0)
-                if cell != 0.0:
-                    cell_h = S[K + k, i, j]
-                    ratio = abs(cell) / cell_h if cell_h > 0.0 else np.inf
-                    side = 0 if cell > 0.0 else 1
-                    ratio_max[side, k, i - 1] = max(ratio_max[side, k, i - 1], ratio)
-    for q in range(4 * K):
-        for i in range(1, Bc + 1):
-            for j in range(1, Bf + 1):
-                S[q, i, j] += S[q, i - 1, j] + S[q, i, j - 1] - S[q, i - 1, j - 1]
+BEFORE = "2fb34d1"  # the last commit with the 2-D recurrence
+
+
+def box_grid_before():
+    """The kernel as it was at ``BEFORE``, read from the repository's history."""
+    source = subprocess.run(["git", "show", f"{BEFORE}:rulebook/_box_kernels.py"],
+                            cwd=Path(__file__).parent, check=True, capture_output=True,
+                            text=True).stdout
+    start = source.index("@jit\ndef box_grid(")
+    end = source.index("\n\n\n", start)
+    namespace = {"np": np, "jit": njit}
+    exec(source[start:end], namespace)
+    return namespace["box_grid"]
 
 
 def main(n=593, K=6, B=255, repeats=200):
@@ -51,7 +39,7 @@ def main(n=593, K=6, B=255, repeats=200):
     pos = np.arange(B + 1, dtype=np.int64)
     g, h = rng.normal(size=(n, K)), rng.random((n, K))
     out = {}
-    for name, kernel in (("before", box_grid_before), ("after", _box_kernels.box_grid)):
+    for name, kernel in (("before", box_grid_before()), ("after", _box_kernels.box_grid)):
         S, ratio = np.empty((4 * K, B + 1, B + 1)), np.empty((2, K, B))
         kernel(xc, xf, pos, pos, B, B, g, h, S, ratio)  # compile
         start = time.perf_counter()
