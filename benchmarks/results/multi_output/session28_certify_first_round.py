@@ -5,8 +5,10 @@ Session 28: ``NUMBA_NUM_THREADS=1 python session28_certify_first_round.py
 complete 1500`` (then ``single``); output in
 ``session28_certify_first_round.txt``.
 """
-import sys, time, warnings
-import numpy as np
+import sys
+import time
+import warnings
+
 import rulebook
 from rulebook import multi_output_search as mos
 from rulebook.datasets import load_emotions

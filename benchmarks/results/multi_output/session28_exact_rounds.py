@@ -13,8 +13,11 @@ two cores (nice 5, nothing else running):
 59-260 s). ``same_query`` compares binned conditions, which the limited
 round's shortening may have rewritten: read the values.
 """
-import sys, time, warnings, json
-import numpy as np
+import json
+import sys
+import time
+import warnings
+
 import rulebook
 from rulebook import multi_output_search as mos
 from rulebook.datasets import load_emotions
@@ -36,7 +39,7 @@ for t, (problem, result) in enumerate(seen, start=1):
     cost = mos.condition_cost_of(problem, 0.25)
     start = time.perf_counter()
     cond, value, stats = mos.multi_output_search(problem, deadline=start + 900, condition_cost=cost)
-    print(json.dumps(dict(head=head, round=t, limited_value=float(h["objective"].iloc[t]), limited_certified=bool(h["certified"].iloc[t]),
+    print(json.dumps(dict(head=head, round=t,  # noqa: C408 limited_value=float(h["objective"].iloc[t]), limited_certified=bool(h["certified"].iloc[t]),
                           limited_ratio=float(h["certified_ratio"].iloc[t]),
                           exact_value=float(value), exact_certified=bool(stats["certified"]), seconds=round(time.perf_counter() - start, 1),
                           same_query=sorted(map(tuple, cond)) == sorted(map(tuple, getattr(result, "conditions", []))))), flush=True)
