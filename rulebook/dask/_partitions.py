@@ -436,7 +436,7 @@ def _gradients(shard, scores, rows, loss):
     return g, h, c
 
 
-def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
+def node_statistics(shard, scores, requests, loss, n_bins, is_nominal, squares=False):
     """What the search needs of some extents of the partition, in one task.
 
     Parameters
@@ -448,13 +448,16 @@ def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
         wanted besides its sums.
     loss : rulebook loss
     n_bins, is_nominal : ndarray of shape (n_features,)
+    squares : bool, default=False
+        Whether ``sum g^2 / c`` is wanted too: the noise level of a greedy
+        refinement's price (:meth:`rulebook.search.SearchProblem.dispersion_sums`),
+        asked for only then, so that unpriced fits do not pay for it.
 
     Returns
     -------
     list of dict
-        Per request, ``sums``: ``[G, H, C, sum |g|, rows, sum g^2 / c]``
-        (the last for the noise level of a greedy refinement's price,
-        :meth:`rulebook.search.SearchProblem.dispersion_sums`); ``hist``: the
+        Per request, ``sums``: ``[G, H, C, sum |g|, rows]``, and ``sum g^2 /
+        c`` last when ``squares``; ``hist``: the
         ``(G, H, C, N)`` histograms, of shape
         ``(n_features, max(n_bins) + 1, 4)``, when asked for.
 
@@ -471,8 +474,10 @@ def node_statistics(shard, scores, requests, loss, n_bins, is_nominal):
     for terms, with_hist in requests:
         rows = extent_rows(shard, terms, n_bins)
         g, h, c = _gradients(shard, scores, rows, loss)
-        result = {"sums": np.array([g.sum(), h.sum(), c.sum(), np.abs(g).sum(), len(rows),
-                                    (g * g / c).sum()])}
+        sums = [g.sum(), h.sum(), c.sum(), np.abs(g).sum(), len(rows)]
+        if squares:
+            sums.append((g * g / c).sum())
+        result = {"sums": np.array(sums)}
         if with_hist:
             result["hist"] = _histograms(shard, rows, g, h, c, n_bins, is_nominal)
         out.append(result)

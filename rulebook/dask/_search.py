@@ -109,21 +109,22 @@ class DistributedProblem(SearchProblem):
     def n_features(self):
         return len(self.n_bins)
 
-    def fetch(self, requests):
+    def fetch(self, requests, squares=False):
         """Sums and histograms of extents, in one round trip.
 
         ``requests`` are ``(extent, with_histograms)`` pairs; the results
-        are kept on the extents (``sums``, ``abs_gradient``, ``squares``,
-        ``hist``).
+        are kept on the extents (``sums``, ``abs_gradient``, ``hist``, and
+        ``squares`` when asked for).
         """
         results = self.workers.sum(_partitions.node_statistics, self.scores,
                                    tuple((extent.terms, bool(hist)) for extent, hist in requests),
-                                   self.loss, self.n_bins, self.is_nominal)
+                                   self.loss, self.n_bins, self.is_nominal, squares)
         for (extent, _), result in zip(requests, results):
-            G, H, C, abs_gradient, _, squares = result["sums"]
+            G, H, C, abs_gradient = result["sums"][:4]
             extent.sums = (float(G), float(H), float(C))
             extent.abs_gradient = float(abs_gradient)
-            extent.squares = float(squares)
+            if squares:
+                extent.squares = float(result["sums"][5])
             if "hist" in result:
                 extent.hist = result["hist"]
 
@@ -176,7 +177,7 @@ class DistributedProblem(SearchProblem):
         """
         root = self.rows
         if root.squares is None:
-            self.fetch([(root, root.hist is None)])
+            self.fetch([(root, root.hist is None)], squares=True)
         return root.squares + float(self.gradient_spread), root.sums[1]
 
     def count(self, conditions):
